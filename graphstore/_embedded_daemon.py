@@ -1,0 +1,119 @@
+"""The embedded server process: ArcadeDB with its Bolt plugin, on loopback, one per store.
+
+Started by ``graphstore.embedded.EmbeddedServer``; not meant to be run by hand. It holds
+``server.lock`` for its whole life, so a second server on the same store folder refuses to
+start instead of opening the same database files (which would corrupt them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from graphstore.embedded import free_port
+
+POLL_S = 0.25
+
+
+def _write_state(store: Path, state: dict) -> None:
+    tmp = store / "server.json.tmp"
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    os.replace(tmp, store / "server.json")  # readers never see half a file
+
+
+def _idle_for(store: Path) -> float:
+    try:
+        return time.time() - (store / "last_used").stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--store", required=True, type=Path)
+    parser.add_argument("--database", default="audit")
+    parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds; 0 = never")
+    parser.add_argument("--heap", default=None, help="JVM max heap, e.g. 4g")
+    args = parser.parse_args(argv)
+    store: Path = args.store.resolve()
+    os.chdir(store)  # the engine writes ./log relative to the working folder
+
+    lock = open(store / "server.lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"another embedded server already holds {store}", file=sys.stderr)
+        return 3
+
+    password = (store / "credentials").read_text(encoding="utf-8").strip()
+    os.environ.setdefault("ARCADEDB_JVM_ERROR_FILE", str(store / "arcadedb" / "hs_err_pid%p.log"))
+    import arcadedb_embedded as arcadedb
+    from arcadedb_embedded.jvm import start_jvm
+
+    start_jvm(heap_size=args.heap or "4g")
+    server = None
+    for attempt in range(5):  # a picked port can be taken before the engine binds it
+        bolt_port, http_port = free_port(), free_port()
+        server = arcadedb.create_server(
+            root_path=str(store / "arcadedb"),
+            root_password=password,
+            config={
+                "host": "127.0.0.1",
+                "http_port": http_port,
+                "server_plugins": "Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
+                "bolt_port": bolt_port,
+            },
+        )
+        try:
+            server.start()
+            break
+        except arcadedb.ArcadeDBError:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
+    try:
+        server.get_database(args.database)
+    except arcadedb.ArcadeDBError:
+        server.create_database(args.database)
+
+    _write_state(store, {
+        "pid": os.getpid(),
+        "bolt_port": bolt_port,
+        "http_port": http_port,
+        "database": args.database,
+        "engine_version": arcadedb.__version__,
+        "started_at": time.time(),
+    })
+    (store / "last_used").touch()
+    print(f"ready: bolt://127.0.0.1:{bolt_port} database={args.database}", flush=True)
+
+    stop_file = store / "stop.request"
+    try:
+        while True:
+            time.sleep(POLL_S)
+            if stop_file.exists():
+                print("stop requested", flush=True)
+                break
+            if args.idle_timeout > 0 and _idle_for(store) > args.idle_timeout:
+                print(f"idle for over {args.idle_timeout:.0f} s, stopping", flush=True)
+                break
+    finally:
+        server.stop()
+        for name in ("server.json", "stop.request"):
+            with contextlib.suppress(FileNotFoundError):
+                (store / name).unlink()
+        print("stopped", flush=True)
+        sys.stdout.flush()
+    # The JVM keeps non-daemon threads; leaving through os._exit ends the process (and so
+    # every Java thread) now that the database is closed.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Every Cypher query of the project, in one place.
+
+Rules (see docs/schema.md):
+- values always travel as parameters; nothing user-given is spliced into a query;
+- writes are ``UNWIND $rows AS row`` batches;
+- lookups anchor on node keys: on the embedded engine a relationship found by its own
+  property is a full scan, so an edge is reached from its head entity's key;
+- everything here is valid Neo4j 5 Cypher and runs on the embedded ArcadeDB as well.
+"""
+
+# -- schema ------------------------------------------------------------------------------
+# Idempotent: IF NOT EXISTS everywhere, so setup runs before every write.
+SCHEMA = (
+    "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (n:Entity) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT graph_key IF NOT EXISTS FOR (n:Graph) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT component_key IF NOT EXISTS FOR (n:Component) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX entity_graph IF NOT EXISTS FOR (n:Entity) ON (n.graph)",
+    "CREATE INDEX component_graph IF NOT EXISTS FOR (n:Component) ON (n.graph)",
+)
+# Neo4j-only: a relationship property index. The embedded engine has none, and lookups
+# anchor on node keys anyway; on Neo4j it speeds up ad-hoc `MATCH ()-[r:FACT {key: $k}]->()`.
+SCHEMA_NEO4J_ONLY = (
+    "CREATE INDEX fact_key IF NOT EXISTS FOR ()-[r:FACT]-() ON (r.key)",
+)
+
+# -- graphs (one per source file) -----------------------------------------------------------
+GRAPH_GET = """
+MATCH (g:Graph {key: $graph})
+RETURN g.key AS key, g.source AS source, g.path AS path, g.sha256 AS sha256,
+       g.entities AS entities, g.facts AS facts, g.qas AS qas, g.components AS components,
+       g.loaded_at AS loaded_at
+"""
+
+GRAPH_LIST = """
+MATCH (g:Graph)
+RETURN g.key AS key, g.source AS source, g.path AS path, g.entities AS entities,
+       g.facts AS facts, g.qas AS qas, g.components AS components, g.loaded_at AS loaded_at
+ORDER BY key
+"""
+
+GRAPH_CREATE = """
+CREATE (g:Graph {key: $graph})
+SET g += $props
+"""
+
+GRAPH_DELETE_FACTS = """
+MATCH (:Entity {graph: $graph})-[r:FACT]->()
+DELETE r
+"""
+
+GRAPH_DELETE_NODES = """
+MATCH (n)
+WHERE (n:Entity OR n:Component OR n:Graph) AND (n.graph = $graph OR n.key = $graph)
+DETACH DELETE n
+"""
+
+# -- ingest ---------------------------------------------------------------------------------
+ENTITIES_CREATE = """
+UNWIND $rows AS row
+CREATE (e:Entity {key: row.key, graph: row.graph, label: row.label, name: row.name, kind: row.kind})
+SET e += row.props
+"""
+
+FACTS_CREATE = """
+UNWIND $rows AS row
+MATCH (h:Entity {key: row.head})
+MATCH (t:Entity {key: row.tail})
+CREATE (h)-[r:FACT {key: row.key, graph: row.graph, label: row.label, relation: row.relation,
+                    domain: row.domain, split: row.split, source: row.source,
+                    head_key: row.head, tail_key: row.tail,
+                    questions: row.questions, answers: row.answers,
+                    qa_attributes: row.qa_attributes}]->(t)
+SET r += row.attributes
+"""
+
+# -- structure (PISTOL: "edge degree" = inter-connectivity of a fact) -----------------------
+NODE_DEGREE_SET = """
+MATCH (n:Entity {graph: $graph})
+SET n.degree = COUNT { (n)-[:FACT]-() }
+"""
+
+EDGE_LIST = """
+MATCH (u:Entity {graph: $graph})-[:FACT]->(v:Entity)
+RETURN u.key AS u, v.key AS v
+"""
+
+ENTITY_KEYS = """
+MATCH (n:Entity {graph: $graph})
+RETURN n.key AS key
+"""
+
+GDS_PRESENT = """
+SHOW PROCEDURES YIELD name WHERE name = 'gds.wcc.stream' RETURN count(*) AS n
+"""
+
+GDS_PROJECT = """
+MATCH (u:Entity {graph: $graph})
+OPTIONAL MATCH (u)-[:FACT]->(v:Entity)
+WITH gds.graph.project($projection, u, v, {}, {undirectedRelationshipTypes: ['*']}) AS g
+RETURN g.graphName AS name
+"""
+
+GDS_WCC_STREAM = """
+CALL gds.wcc.stream($projection) YIELD nodeId, componentId
+RETURN gds.util.asNode(nodeId).key AS key, componentId AS component
+"""
+
+GDS_DROP = "CALL gds.graph.drop($projection, false) YIELD graphName RETURN graphName"
+
+ENTITY_COMPONENT_SET = """
+UNWIND $rows AS row
+MATCH (n:Entity {key: row.key})
+SET n.component = row.component
+"""
+
+COMPONENTS_DELETE = """
+MATCH (c:Component {graph: $graph})
+DELETE c
+"""
+
+# Edges per component = half the sum of its nodes' degrees (every edge has two ends, and
+# extractors drop self-loops). Density 2E / (V(V-1)) as in PISTOL; a lone node has density 0.
+COMPONENTS_CREATE = """
+MATCH (n:Entity {graph: $graph})
+WITH n.component AS idx, count(n) AS nodes, sum(n.degree) / 2 AS edges
+CREATE (c:Component {key: $graph + '/' + toString(idx), graph: $graph, index: idx,
+                     nodes: nodes, edges: edges,
+                     density: CASE WHEN nodes > 1 THEN 2.0 * edges / (nodes * (nodes - 1)) ELSE 0.0 END})
+RETURN count(c) AS components
+"""
+
+# deg(e) = deg(u) + deg(v) - 1 (PISTOL, Qiu et al. 2024, Sec. 3): the facts that share an
+# entity with e, e itself counted once.
+EDGE_STRUCTURE_SET = """
+MATCH (u:Entity {graph: $graph})-[r:FACT]->(v:Entity)
+MATCH (c:Component {key: $graph + '/' + toString(u.component)})
+SET r.edge_degree = u.degree + v.degree - 1,
+    r.component = u.component,
+    r.component_density = c.density
+"""
+
+GRAPH_STRUCTURE_SET = """
+MATCH (g:Graph {key: $graph})
+SET g.components = $components
+"""
+
+# -- reading --------------------------------------------------------------------------------
+EDGES_TABLE = """
+MATCH (h:Entity)-[r:FACT]->(t:Entity)
+WHERE $graph IS NULL OR h.graph = $graph
+RETURN r.key AS key, r.graph AS graph, r.label AS edge, r.source AS source, r.domain AS domain,
+       h.name AS head, t.name AS tail, r.edge_degree AS edge_degree,
+       r.component AS component, r.component_density AS component_density,
+       r.split AS split, size(r.questions) AS qas
+ORDER BY graph, component, key
+"""
+
+COUNT_LABELS = """
+MATCH (n)
+UNWIND labels(n) AS label
+RETURN label, count(*) AS count
+ORDER BY label
+"""
+
+COUNT_TYPES = """
+MATCH ()-[r]->()
+RETURN type(r) AS type, count(*) AS count
+ORDER BY type
+"""

@@ -1,0 +1,247 @@
+"""The one thin class over the official ``neo4j`` driver; everything else asks it.
+
+Example:
+    >>> from graphstore import GraphStore, ConnectionSettings
+    >>> with GraphStore.open(ConnectionSettings.resolve(store_dir=".audit")) as store:
+    ...     store.read("MATCH (n:Entity) RETURN count(n) AS n")
+    [{'n': 0}]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+import neo4j
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
+
+from graphstore import queries as Q
+from graphstore.embedded import USER as EMBEDDED_USER
+from graphstore.embedded import EmbeddedServer
+from graphstore.errors import QueryError, StoreError
+from graphstore.settings import ConnectionSettings
+
+DEFAULT_BATCH_ROWS = 2000
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What ``run_query`` returns: column names, rows, and whether the graph changed."""
+
+    columns: list
+    rows: list
+    counters: dict
+    committed: bool
+
+
+class GraphStore:
+    """A connection to the graph: Neo4j 5 by URI, or the embedded ArcadeDB server."""
+
+    def __init__(self, driver: neo4j.Driver, settings: ConnectionSettings,
+                 embedded: EmbeddedServer | None = None):
+        self._driver = driver
+        self.settings = settings
+        self.database: str = settings.database or "neo4j"
+        self._embedded = embedded
+        agent = driver.get_server_info().agent
+        self.server_agent: str = agent
+        self.engine: str = "arcadedb" if "arcadedb" in agent.lower() else "neo4j"
+
+    # -- opening and closing ------------------------------------------------------------
+    @classmethod
+    def open(cls, settings: ConnectionSettings) -> "GraphStore":
+        """Connect, starting the embedded server first when no URI is given.
+
+        Raises:
+            StoreError: the server cannot be reached or refuses the credentials.
+        """
+        embedded = None
+        if settings.embedded:
+            embedded = EmbeddedServer(settings.store_dir, database=settings.database or "audit")
+            info = embedded.ensure_running()
+            uri, auth = info.uri, (EMBEDDED_USER, embedded.password())
+            where = f"the embedded server of {embedded.store_dir}"
+        else:
+            uri, auth = settings.uri, (settings.user, settings.password)
+            where = settings.uri
+        try:
+            driver = GraphDatabase.driver(uri, auth=auth)
+            driver.verify_connectivity()
+        except AuthError as e:
+            raise StoreError(f"{where} refused the credentials of user {auth[0]!r}: {e.message}") from e
+        except (ServiceUnavailable, DriverError, OSError, ValueError) as e:
+            raise StoreError(f"cannot reach {where}: {e}. Is the server running?") from e
+        return cls(driver, settings, embedded)
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def location(self) -> str:
+        if self._embedded is not None:
+            return f"embedded ArcadeDB in {self._embedded.store_dir}"
+        return str(self.settings.uri)
+
+    @functools.cached_property
+    def has_gds(self) -> bool:
+        """Whether the server has Neo4j Graph Data Science (for WCC); never on the embedded engine."""
+        if self.engine != "neo4j":
+            return False
+        try:
+            return self.read(Q.GDS_PRESENT)[0]["n"] > 0
+        except StoreError:
+            return False
+
+    def _touch(self) -> None:
+        if self._embedded is not None:
+            self._embedded.touch()
+
+    # -- schema ---------------------------------------------------------------------------------
+    def setup_schema(self) -> None:
+        """Create constraints and indexes; safe to run any number of times."""
+        statements = Q.SCHEMA + (Q.SCHEMA_NEO4J_ONLY if self.engine == "neo4j" else ())
+        for statement in statements:
+            self.write(statement)
+
+    # -- reading and writing ------------------------------------------------------------------
+    def read(self, query: str, **params) -> list[dict]:
+        """Run a read query in a managed read transaction and return its rows as dicts."""
+        self._touch()
+        with self._errors(query):
+            with self._driver.session(database=self.database) as session:
+                return session.execute_read(lambda tx: tx.run(query, params).data())
+
+    def write(self, query: str, **params) -> dict:
+        """Run a write query in a managed write transaction; return its counters."""
+        self._touch()
+        with self._errors(query):
+            with self._driver.session(database=self.database) as session:
+                summary = session.execute_write(lambda tx: tx.run(query, params).consume())
+        return _counters(summary)
+
+    def write_rows(self, query: str, rows: Sequence[dict], batch_rows: int = DEFAULT_BATCH_ROWS,
+                   progress: Progress | None = None, **params) -> int:
+        """Send ``rows`` as ``$rows`` in batches, one managed transaction per batch."""
+        done = 0
+        with self._errors(query):
+            with self._driver.session(database=self.database) as session:
+                for start in range(0, len(rows), batch_rows):
+                    chunk = list(rows[start:start + batch_rows])
+                    session.execute_write(lambda tx: tx.run(query, rows=chunk, **params).consume())
+                    done += len(chunk)
+                    self._touch()
+                    if progress:
+                        progress(len(chunk))
+        return done
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator["Transaction"]:
+        """One explicit write transaction: all of it is committed, or none of it.
+
+        Used where the promise is "nothing partial": a build either lands whole or the
+        graph stays exactly as it was.
+        """
+        self._touch()
+        with self._errors("(transaction)"):
+            with self._driver.session(database=self.database) as session:
+                tx = session.begin_transaction()
+                try:
+                    yield Transaction(tx, self._touch)
+                except BaseException:
+                    tx.rollback()
+                    raise
+                else:
+                    tx.commit()
+                finally:
+                    tx.close()
+
+    def run_query(self, query: str, params: dict | None = None, allow_write: bool = False) -> QueryResult:
+        """Run a user's Cypher. Read-only unless ``allow_write``.
+
+        Read-only is enforced portably: the query runs in a transaction that is always rolled
+        back, and a query that changed anything is reported as an error, so nothing it did is
+        kept. (The embedded engine does not enforce Neo4j's READ access mode.)
+        """
+        self._touch()
+        mode = neo4j.WRITE_ACCESS if allow_write else neo4j.READ_ACCESS
+        with self._errors(query):
+            with self._driver.session(database=self.database, default_access_mode=mode) as session:
+                tx = session.begin_transaction()
+                try:
+                    result = tx.run(query, params or {})
+                    columns = list(result.keys())
+                    rows = [list(record.values()) for record in result]
+                    counters = _counters(result.consume())
+                    if allow_write:
+                        tx.commit()
+                    else:
+                        tx.rollback()
+                finally:
+                    tx.close()
+        if not allow_write and counters.get("contains_updates"):
+            raise QueryError(
+                "the query changes the graph and was rolled back; nothing was saved. "
+                "Pass --write to run it as a write"
+            )
+        return QueryResult(columns, rows, counters, committed=allow_write)
+
+    @contextlib.contextmanager
+    def _errors(self, query: str):
+        try:
+            yield
+        except ClientError as e:
+            raise QueryError(f"{self.engine} refused the query: {e.message} (code {e.code})") from e
+        except Neo4jError as e:
+            raise StoreError(f"{self.engine} failed: {e.message} (code {e.code})") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            raise StoreError(f"lost the connection to {self.location}: {e}") from e
+
+    # -- counts -----------------------------------------------------------------------------------
+    def counts(self) -> tuple[list[dict], list[dict]]:
+        """Node counts per label and relationship counts per type."""
+        return self.read(Q.COUNT_LABELS), self.read(Q.COUNT_TYPES)
+
+
+class Transaction:
+    """A thin wrapper over an explicit transaction, with the store's batching."""
+
+    def __init__(self, tx: neo4j.Transaction, touch: Callable[[], None]):
+        self._tx = tx
+        self._touch = touch
+
+    def run(self, query: str, **params) -> list[dict]:
+        self._touch()
+        return self._tx.run(query, params).data()
+
+    def write_rows(self, query: str, rows: Sequence[dict], batch_rows: int = DEFAULT_BATCH_ROWS,
+                   progress: Progress | None = None, **params) -> int:
+        for start in range(0, len(rows), batch_rows):
+            chunk = list(rows[start:start + batch_rows])
+            self._tx.run(query, rows=chunk, **params).consume()
+            self._touch()
+            if progress:
+                progress(len(chunk))
+        return len(rows)
+
+
+def _counters(summary: neo4j.ResultSummary) -> dict:
+    c = summary.counters
+    return {
+        "nodes_created": c.nodes_created,
+        "nodes_deleted": c.nodes_deleted,
+        "relationships_created": c.relationships_created,
+        "relationships_deleted": c.relationships_deleted,
+        "properties_set": c.properties_set,
+        "contains_updates": c.contains_updates or c.contains_system_updates,
+    }
+
