@@ -25,6 +25,7 @@ class Attribute:
     answer: str  # "{value}", "{value}%", "{value} months"
     pattern: re.Pattern  # the question template as a regex with named groups
     answer_pattern: re.Pattern
+    prefix: str  # the literal text before the first placeholder: a cheap first filter
 
     def render_question(self, **values: str) -> str:
         return self.question.format(**values)
@@ -75,6 +76,8 @@ class TemplateSet:
         found = []
         for contract_type in self.types.values():
             for attribute in contract_type.attributes:
+                if not question.startswith(attribute.prefix):
+                    continue
                 m = attribute.pattern.fullmatch(question)
                 if m:
                     found.append((contract_type, attribute, m.groupdict()))
@@ -107,7 +110,7 @@ def load_templates(name: str = TEMPLATE_FILE) -> TemplateSet:
     for domain, spec in raw["contract_types"].items():
         attributes = tuple(
             Attribute(a["name"], a["question"], a["answer"], _compile(a["question"]),
-                      _compile(a["answer"]))
+                      _compile(a["answer"]), prefix=a["question"].split("{", 1)[0])
             for a in spec["attributes"]
         )
         fields = {k: v for k, v in spec.items() if k != "attributes"}

@@ -1,0 +1,56 @@
+"""`audit generate pistol`: new PISTOL-style datasets on any topology."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from extract.pistol_generate import iter_pistol, write_dataset
+from extract.topology import FAMILIES, build_topology, from_edge_list
+
+
+@click.group()
+def generate():
+    """Generate datasets.
+
+    \b
+    Example:
+      audit generate pistol --topology barabasi_albert --nodes 500 --m 2 --output ba.json
+    """
+
+
+@generate.command()
+@click.option("--topology", type=click.Choice(sorted(FAMILIES)), default=None,
+              help="A named graph family.")
+@click.option("--nodes", type=int, default=None, help="Number of nodes of the family.")
+@click.option("--p", "p", type=float, default=None, help="Edge probability (erdos_renyi).")
+@click.option("--m", "m", type=int, default=None, help="Edges per new node (barabasi_albert).")
+@click.option("--edges", "edges_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Any topology as a text file, one 'U V' edge per line (instead of --topology).")
+@click.option("--employment-fraction", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="Share of edges that become employment contracts (company to person); the rest are sales.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same dataset, byte for byte.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the JSON dataset.")
+def pistol(topology, nodes, p, m, edges_file, employment_fraction, seed, output):
+    """Generate a PISTOL-style dataset: every edge a contract with 20 attributes and 20 QA
+    pairs, in the same JSON format as the real ones (loadable with audit build --pistol).
+
+    \b
+    Examples:
+      audit generate pistol --topology chain --nodes 10 --output chain.json
+      audit generate pistol --topology erdos_renyi --nodes 1000 --p 0.004 --seed 7 -o er.json
+      audit generate pistol --edges my_graph.txt --employment-fraction 0.3 -o mine.json
+    """
+    if (topology is None) == (edges_file is None):
+        raise click.UsageError("give either --topology (with --nodes) or --edges FILE")
+    if topology is not None:
+        if nodes is None:
+            raise click.UsageError("--topology needs --nodes")
+        edge_list = build_topology(topology, nodes, seed=seed, p=p, m=m)
+    else:
+        edge_list = from_edge_list(edges_file)
+    # streamed: 100k edges are 2M records, written without holding them all
+    count = write_dataset(iter_pistol(edge_list, seed=seed, employment_fraction=employment_fraction), output)
+    click.echo(f"wrote {output}: {len(edge_list)} edges, {count} QA pairs (seed {seed})")

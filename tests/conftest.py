@@ -1,0 +1,62 @@
+"""One real embedded server for the whole test session; no mocked database anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from graphstore import ConnectionSettings, GraphStore
+from graphstore.embedded import EmbeddedServer
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+PISTOL_DIR = SHARED_DATA / "pistol"
+
+
+def pistol_file(name: str) -> Path:
+    path = PISTOL_DIR / name
+    if not path.exists():
+        pytest.skip(f"reference data {path} is not here (it sits in ../shared/data beside the repo)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def store_dir(tmp_path_factory) -> Path:
+    """The store folder of the session's server; stopped (and checked gone) at the end."""
+    path = tmp_path_factory.mktemp("store")
+    os.environ["AUDIT_EMBEDDED_IDLE_TIMEOUT"] = "900"
+    server = EmbeddedServer(path)
+    server.ensure_running()
+    yield path
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(store_dir) -> ConnectionSettings:
+    return ConnectionSettings.resolve(store_dir=store_dir, environ={})
+
+
+@pytest.fixture()
+def store(settings):
+    """A connection to the session's server, with an empty graph for every test."""
+    with GraphStore.open(settings) as s:
+        s.write("MATCH (n) DETACH DELETE n")
+        yield s
+
+
+@pytest.fixture()
+def subset_file(tmp_path):
+    """Write the records of some edges of a real PISTOL file as a new dataset."""
+
+    def make(source: str, edges: set[str], name: str = "subset") -> Path:
+        records = json.loads(pistol_file(source).read_text(encoding="utf-8"))
+        chosen = [r for r in records if r["edge"] in edges]
+        assert {r["edge"] for r in chosen} == set(edges), "unknown edge label in test"
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(chosen), encoding="utf-8")
+        return path
+
+    return make

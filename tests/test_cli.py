@@ -1,0 +1,142 @@
+"""The command line, called through click's CliRunner against the real embedded server."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+
+from conftest import pistol_file
+
+
+@pytest.fixture()
+def run(store, store_dir):
+    """Invoke `audit ...` on the session's store (emptied by the `store` fixture)."""
+    runner = CliRunner()
+
+    def invoke(*args, store_option=True):
+        argv = list(args)
+        if store_option:
+            argv += ["--store", str(store_dir)]
+        return runner.invoke(cli, argv, catch_exceptions=False)
+
+    return invoke
+
+
+def _walk(group: click.Group, prefix=()):
+    for name, command in group.commands.items():
+        yield prefix + (name,), command
+        if isinstance(command, click.Group):
+            yield from _walk(command, prefix + (name,))
+
+
+def test_every_command_has_help_with_an_example():
+    runner = CliRunner()
+    commands = list(_walk(cli))
+    assert {c[0] for c in commands} >= {("build",), ("edges",), ("query",), ("status",), ("generate", "pistol")}
+    for path, command in [((), cli)] + commands:
+        result = runner.invoke(cli, list(path) + ["--help"])
+        assert result.exit_code == 0, path
+        assert command.help, f"{' '.join(path)} has no help"
+        assert "Example" in result.output, f"audit {' '.join(path)} --help has no example"
+
+
+def test_build_then_edges_shows_every_edge_with_its_structure(run):
+    path = pistol_file("sample_data_2.json")
+    result = run("build", "--pistol", str(path))
+    assert result.exit_code == 0, result.output
+    assert "sample_data_2: loaded - 30 entities, 75 edges, 1500 QA pairs, 3 components" in result.output
+    result = run("edges", "--format", "csv")
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert len(rows) == 75
+    row = next(r for r in rows if r["key"] == "sample_data_2/20_21")
+    # by hand: K10 -> every node degree 9, edge degree 17, density 1
+    assert (row["edge_degree"], row["component_density"], row["domain"]) == ("17", "1.0", "sales")
+    table = run("edges").output
+    assert "sample_data_2/0_1" in table and "(75 rows)" in table
+
+
+def test_build_again_says_unchanged(run):
+    path = pistol_file("sample_data_1.json")
+    run("build", "--pistol", str(path))
+    result = run("build", "--pistol", str(path))
+    assert result.exit_code == 0
+    assert "sample_data_1: unchanged" in result.output
+
+
+def test_bad_file_gives_one_line_error_and_loads_nothing(run, tmp_path):
+    good = pistol_file("sample_data_1.json")
+    bad = tmp_path / "broken.json"
+    bad.write_text('[{"question": "q?", "edge": "A_B"}]', encoding="utf-8")
+    result = run("build", "--pistol", str(good), "--pistol", str(bad))
+    assert result.exit_code == 1
+    assert result.output == f"Error: {bad}, record 0: no 'answer' field (a PISTOL record has question, answer, edge)\n"
+    status = run("query", "MATCH (g:Graph) RETURN count(g) AS graphs", "--format", "json")
+    assert json.loads(status.output) == [{"graphs": 0}]
+
+
+def test_query_with_parameters_and_formats(run):
+    run("build", "--pistol", str(pistol_file("sample_data_1.json")))
+    result = run("query", "MATCH (e:Entity {name: $name})-[r:FACT]-() RETURN count(r) AS contracts",
+                 "--param", "name=Jzrcws SA", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == [{"contracts": 8}]  # A_B, A_C, A_C2, A_C3, A_m, A_n, A_n2, A_n3
+    # a value with a quote is a parameter, never spliced into the query
+    result = run("query", "RETURN $v AS v", "--param", "v=O'Brien\" }) DETACH DELETE n //", "--format", "json")
+    assert json.loads(result.output) == [{"v": "O'Brien\" }) DETACH DELETE n //"}]
+    result = run("query", "RETURN $k + 1 AS k", "--param", "k=41", "--format", "csv")
+    assert result.output == "k\n42\n"
+
+
+def test_query_is_read_only_unless_write(run):
+    result = run("query", "CREATE (n:Scratch {v: 1}) RETURN n.v AS v")
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: the query changes the graph and was rolled back; nothing was saved.")
+    count = run("query", "MATCH (n:Scratch) RETURN count(n) AS n", "--format", "json")
+    assert json.loads(count.output) == [{"n": 0}]
+    result = run("query", "CREATE (n:Scratch {v: 1}) RETURN n.v AS v", "--write", "--format", "json")
+    assert result.exit_code == 0
+    count = run("query", "MATCH (n:Scratch) RETURN count(n) AS n", "--format", "json")
+    assert json.loads(count.output) == [{"n": 1}]
+
+
+def test_bad_cypher_is_one_line(run):
+    result = run("query", "MATCH (n RETURN n")
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: arcadedb refused the query:")
+    assert result.output.count("\n") == 1
+
+
+def test_bad_param_is_a_usage_error(run):
+    result = run("query", "RETURN 1", "--param", "novalue")
+    assert result.exit_code == 2
+    assert "'novalue' is not name=value" in result.output
+
+
+def test_status_shows_engine_and_counts(run):
+    run("build", "--pistol", str(pistol_file("sample_data_1.json")))
+    result = run("status")
+    assert result.exit_code == 0
+    assert "engine:   arcadedb" in result.output
+    assert "Entity" in result.output and "FACT" in result.output
+    assert "sample_data_1" in result.output
+
+
+def test_uri_without_password_is_a_clear_error(run, monkeypatch):
+    monkeypatch.delenv("AUDIT_NEO4J_PASSWORD", raising=False)
+    result = run("status", "--uri", "bolt://127.0.0.1:1", store_option=False)
+    assert result.exit_code == 1
+    assert result.output == "Error: a password is needed for bolt://127.0.0.1:1: pass --password or set AUDIT_NEO4J_PASSWORD\n"
+
+
+def test_unreachable_server_is_a_clear_error(run):
+    result = run("status", "--uri", "bolt://127.0.0.1:1", "--password", "x", store_option=False)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: cannot reach bolt://127.0.0.1:1:")

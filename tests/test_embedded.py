@@ -1,0 +1,88 @@
+"""The embedded default: a real ArcadeDB server with Bolt, one per store folder."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from graphstore.embedded import EmbeddedServer, _pid_alive
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses with a socket listening on ``port``, read from /proc/net/tcp."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, port_hex = local.rsplit(":", 1)
+            if state == "0A" and int(port_hex, 16) == port:  # 0A = LISTEN
+                found.add(address)
+    return found
+
+
+def test_running_server_is_reused_fast_and_listens_on_loopback_only(store_dir):
+    server = EmbeddedServer(store_dir)
+    first = server.ensure_running()
+    started = time.perf_counter()
+    again = server.ensure_running()
+    assert time.perf_counter() - started < 0.5
+    assert again.pid == first.pid
+    # 127.0.0.1 as /proc writes it, plain or IPv4-mapped in IPv6 (Java binds the latter);
+    # never 0.0.0.0, :: or another address
+    loopback = {"0100007F", "0000000000000000FFFF00000100007F"}
+    for port in (first.bolt_port, first.http_port):
+        addresses = _listening_addresses(port)
+        assert addresses and addresses <= loopback
+
+
+def test_password_file_is_owner_only(store_dir):
+    mode = stat.S_IMODE((store_dir / "credentials").stat().st_mode)
+    assert mode == 0o600
+
+
+def test_second_server_on_the_same_store_refuses(store_dir):
+    done = subprocess.run(
+        [sys.executable, "-m", "graphstore._embedded_daemon", "--store", str(store_dir)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 3
+    assert "another embedded server already holds" in done.stderr
+    assert EmbeddedServer(store_dir).running() is not None  # the first one is untouched
+
+
+def test_concurrent_starts_share_one_server_and_stop_leaves_no_process(tmp_path):
+    code = (
+        "import sys; from pathlib import Path; from graphstore.embedded import EmbeddedServer;"
+        "print(EmbeddedServer(Path(sys.argv[1])).ensure_running().pid)"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    pids = {int(p.communicate(timeout=180)[0].strip()) for p in procs}
+    assert len(pids) == 1
+    pid = pids.pop()
+    server = EmbeddedServer(tmp_path)
+    assert server.running().pid == pid
+    assert server.stop() is True
+    assert not _pid_alive(pid)
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert leftovers == []
+    assert server.running() is None
+    assert server.stop() is False
+
+
+def test_unreadable_password_file_is_refused(tmp_path):
+    from graphstore.errors import EmbeddedServerError
+
+    (tmp_path / "credentials").write_text("secret\n")
+    (tmp_path / "credentials").chmod(0o644)
+    with pytest.raises(EmbeddedServerError, match="readable by others"):
+        EmbeddedServer(tmp_path).password()
