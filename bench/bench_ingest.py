@@ -49,7 +49,9 @@ def main() -> None:
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     work = Path(tempfile.mkdtemp(prefix="audit-bench-"))
-    edges, _ = timed("topology (barabasi_albert, m=2)", build_topology, "barabasi_albert", args.nodes, seed=args.seed, m=2)
+    shape = {"m": 2} if args.topology == "barabasi_albert" else {"p": 4.0 / args.nodes}
+    edges, _ = timed(f"topology ({args.topology}, {shape})", build_topology, args.topology, args.nodes,
+                     seed=args.seed, **shape)
     records, _ = timed(f"generate {len(edges)} contracts", generate_pistol, edges, seed=args.seed, employment_fraction=0.3)
     path = work / "bench.json"
     timed(f"write JSON ({len(records)} QA records)", write_dataset, records, path)

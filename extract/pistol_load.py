@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -228,30 +228,37 @@ def _assign_names(path: Path, edges: "OrderedDict[str, _Edge]") -> tuple[dict, d
                           f"{other.head_name!r} and {other.tail_name!r}", other.first_record)
         if len(common) == 1:
             names[label] = common.pop()
-    # Propagate across edges until nothing changes; break ties by label order.
-    pending = list(edges.values())
-    while pending:
-        progressed = False
-        for edge in list(pending):
-            a, b = edge.ends
-            pair = (edge.head_name, edge.tail_name)
-            if a in names or b in names:
-                known, unknown = (a, b) if a in names else (b, a)
+    # Propagate breadth first from the named labels across their edges. Where nothing
+    # decides an edge (neither end named yet), the label order is taken as head/tail order.
+    resolved: set[str] = set()
+    queue = deque(names)
+    unvisited = iter(edges.values())
+    while True:
+        while queue:
+            known = queue.popleft()
+            for edge in incident[known]:
+                if edge.label in resolved:
+                    continue
+                resolved.add(edge.label)
+                pair = (edge.head_name, edge.tail_name)
+                unknown = edge.ends[1] if edge.ends[0] == known else edge.ends[0]
                 if names[known] not in pair:
                     raise InputDataError(
                         path, f"edge {edge.label}: entity {known!r} is {names[known]!r} elsewhere, but this "
                               f"contract is between {pair[0]!r} and {pair[1]!r}", edge.first_record)
                 other = pair[1] if names[known] == pair[0] else pair[0]
-                if unknown in names and names[unknown] != other:
+                if unknown not in names:
+                    names[unknown] = other
+                    queue.append(unknown)
+                elif names[unknown] != other:
                     raise InputDataError(
                         path, f"edge {edge.label}: entity {unknown!r} is {names[unknown]!r} elsewhere, but "
                               f"here it would be {other!r}", edge.first_record)
-                names[unknown] = other
-                pending.remove(edge)
-                progressed = True
-        if not progressed:  # nothing decides this edge: label order is head/tail order
-            edge = pending[0]
-            names[edge.ends[0]], names[edge.ends[1]] = edge.head_name, edge.tail_name
+        edge = next((e for e in unvisited if e.label not in resolved), None)
+        if edge is None:
+            break
+        names[edge.ends[0]], names[edge.ends[1]] = edge.head_name, edge.tail_name
+        queue.extend(edge.ends)
     addresses: dict[str, str] = {}
     for edge in edges.values():
         c = edge.contract

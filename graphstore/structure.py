@@ -68,8 +68,9 @@ def compute_structure(tx, graph: str, use_gds: bool = False) -> StructureSummary
     if use_gds:
         component_of, method = _components_from_gds(tx, graph), "gds-wcc"
     else:
-        nodes = [row["key"] for row in tx.run(Q.ENTITY_KEYS, graph=graph)]
-        edges = [(row["u"], row["v"]) for row in tx.run(Q.EDGE_LIST, graph=graph)]
+        nodes = tx.run(Q.ENTITY_KEYS, graph=graph)[0]["keys"]
+        edge_list = tx.run(Q.EDGE_LIST, graph=graph)[0]
+        edges = list(zip(edge_list["heads"], edge_list["tails"]))
         component_of, method = connected_components(nodes, edges), "union-find"
     rows = [{"key": key, "component": index} for key, index in component_of.items()]
     tx.write_rows(Q.ENTITY_COMPONENT_SET, rows, batch_rows=10000)
