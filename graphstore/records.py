@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from graphstore.errors import KeyValidationError
 
-Scalar = "str | int | float | bool"
 
 # Keys are ours and stable: "<graph>/<local id>". Printable, no control characters, bounded.
 _KEY_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,512}$")
