@@ -43,6 +43,7 @@ from pathlib import Path
 
 from graphstore.errors import ConfigError, InputDataError
 
+from extract.jsonfile import read_json
 from extract.pistol_templates import TemplateSet, load_templates
 
 VALUES_FILE = "pistol_values.v1.json"
@@ -96,21 +97,12 @@ def load_values(path: str | Path | None = None) -> PistolValues:
         resource = resources.files("extract").joinpath("data", VALUES_FILE)
         where: str | Path = f"extract/data/{VALUES_FILE}"
         try:
-            text = resource.read_text(encoding="utf-8")
-        except OSError as e:
+            raw = json.loads(resource.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
             raise InputDataError(where, f"cannot read the packaged value lists: {e}") from e
     else:
         where = Path(path)
-        try:
-            text = where.read_bytes().decode("utf-8")
-        except OSError as e:
-            raise InputDataError(where, f"cannot read: {e.strerror or e}") from e
-        except UnicodeDecodeError as e:
-            raise InputDataError(where, f"not UTF-8 text (byte {e.start})") from e
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputDataError(where, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
+        raw = read_json(where)
     if not isinstance(raw, dict):
         raise InputDataError(where, f"expected a JSON object with keys {', '.join(_VALUE_KEYS)}")
     fields = {}

@@ -20,7 +20,6 @@ naming the file and the record (its 0-based index in the JSON list).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 from graphstore.errors import InputDataError
 from graphstore.records import EntityRecord, FactRecord, GraphRecord, entity_key, fact_key, validate_graph_name
 
+from extract.jsonfile import read_json
 from extract.pistol_templates import ContractType, TemplateSet, load_templates
 
 
@@ -44,21 +44,8 @@ class _Edge:
 
 
 def read_json_records(path: Path) -> list:
-    """Read a JSON list from ``path`` with errors that name the file and the place."""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
-    if not data.strip():
-        raise InputDataError(path, "the file is empty")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputDataError(path, f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})") from e
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
+    """Read a non-empty JSON list from ``path``; errors name the file and the place."""
+    records = read_json(path)
     if not isinstance(records, list):
         raise InputDataError(path, f"expected a JSON list of records, found a {type(records).__name__}")
     if not records:
