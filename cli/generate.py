@@ -30,10 +30,12 @@ def generate():
               help="Any topology as a text file, one 'U V' edge per line (instead of --topology).")
 @click.option("--employment-fraction", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Share of edges that become employment contracts (company to person); the rest are sales.")
+@click.option("--values", "values_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="A PISTOL data_input.json whose value lists (goods, jobs, laws, ...) replace the shipped ones.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same dataset, byte for byte.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the JSON dataset.")
-def pistol(topology, nodes, p, m, edges_file, employment_fraction, seed, output):
+def pistol(topology, nodes, p, m, edges_file, employment_fraction, values_file, seed, output):
     """Generate a PISTOL-style dataset: every edge a contract with 20 attributes and 20 QA
     pairs, in the same JSON format as the real ones (loadable with audit build --pistol).
 
@@ -42,6 +44,7 @@ def pistol(topology, nodes, p, m, edges_file, employment_fraction, seed, output)
       audit generate pistol --topology chain --nodes 10 --output chain.json
       audit generate pistol --topology erdos_renyi --nodes 1000 --p 0.004 --seed 7 -o er.json
       audit generate pistol --edges my_graph.txt --employment-fraction 0.3 -o mine.json
+      audit generate pistol --topology star --nodes 20 --values ../shared/data/pistol/data_input.json -o star.json
     """
     if (topology is None) == (edges_file is None):
         raise click.UsageError("give either --topology (with --nodes) or --edges FILE")
@@ -52,5 +55,6 @@ def pistol(topology, nodes, p, m, edges_file, employment_fraction, seed, output)
     else:
         edge_list = from_edge_list(edges_file)
     # streamed: 100k edges are 2M records, written without holding them all
-    count = write_dataset(iter_pistol(edge_list, seed=seed, employment_fraction=employment_fraction), output)
+    count = write_dataset(iter_pistol(edge_list, seed=seed, employment_fraction=employment_fraction,
+                                        data_input=values_file), output)
     click.echo(f"wrote {output}: {len(edge_list)} edges, {count} QA pairs (seed {seed})")

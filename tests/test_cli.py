@@ -140,3 +140,27 @@ def test_unreachable_server_is_a_clear_error(run):
     result = run("status", "--uri", "bolt://127.0.0.1:1", "--password", "x", store_option=False)
     assert result.exit_code == 1
     assert result.output.startswith("Error: cannot reach bolt://127.0.0.1:1:")
+
+
+def test_generate_then_build_a_star(run, tmp_path):
+    out = tmp_path / "star.json"
+    result = run("generate", "pistol", "--topology", "star", "--nodes", "6", "--seed", "3",
+                 "--output", str(out), store_option=False)
+    assert result.exit_code == 0, result.output
+    assert result.output == f"wrote {out}: 5 edges, 100 QA pairs (seed 3)\n"
+    assert run("build", "--pistol", str(out)).exit_code == 0
+    rows = json.loads(run("edges", "--graph", "star", "--format", "json").output)
+    # by hand: hub degree 5, leaves 1 -> every edge degree 5; 6 nodes 5 edges -> density 10/30
+    assert [r["edge_degree"] for r in rows] == [5] * 5
+    assert all(r["component_density"] == pytest.approx(1 / 3) for r in rows)
+
+
+def test_generate_with_a_user_value_file(run, tmp_path):
+    values = pistol_file("data_input.json")
+    out = tmp_path / "chain.json"
+    result = run("generate", "pistol", "--topology", "chain", "--nodes", "3", "--values", str(values),
+                 "-o", str(out), store_option=False)
+    assert result.exit_code == 0, result.output
+    records = json.loads(out.read_text())
+    goods = json.loads(values.read_text())["goods_items"]
+    assert records[5]["answer"] == goods[0] + "."  # the first sales contract sells goods_items[0]
