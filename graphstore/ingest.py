@@ -103,8 +103,8 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
     }
     with store.transaction() as tx:
         if existing:
-            tx.run(Q.GRAPH_DELETE_FACTS, graph=record.name)
-            tx.run(Q.GRAPH_DELETE_NODES, graph=record.name)
+            for statement in Q.GRAPH_DELETE:
+                tx.run(statement, graph=record.name)
         tx.run(Q.GRAPH_CREATE, graph=record.name, props=props)
         tx.write_rows(Q.ENTITIES_CREATE, entity_rows(record), batch_rows=DEFAULT_BATCH_ROWS)
         tx.write_rows(Q.FACTS_CREATE, fact_rows(record), batch_rows=FACT_BATCH_ROWS, progress=progress)

@@ -43,16 +43,13 @@ CREATE (g:Graph {key: $graph})
 SET g += $props
 """
 
-GRAPH_DELETE_FACTS = """
-MATCH (:Entity {graph: $graph})-[r:FACT]->()
-DELETE r
-"""
-
-GRAPH_DELETE_NODES = """
-MATCH (n)
-WHERE (n:Entity OR n:Component OR n:Graph) AND (n.graph = $graph OR n.key = $graph)
-DETACH DELETE n
-"""
+# Anchored on the graph's indexed keys, never a scan of every node.
+GRAPH_DELETE = (
+    "MATCH (:Entity {graph: $graph})-[r:FACT]->() DELETE r",
+    "MATCH (e:Entity {graph: $graph}) DETACH DELETE e",
+    "MATCH (c:Component {graph: $graph}) DELETE c",
+    "MATCH (g:Graph {key: $graph}) DELETE g",
+)
 
 # -- ingest ---------------------------------------------------------------------------------
 ENTITIES_CREATE = """
