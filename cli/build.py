@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from cli.common import connection_options, open_store
+from graphstore import GraphStore
+from cli.common import connection_options
 from extract.pistol_load import load_pistol
 from graphstore.ingest import write_graph
 
@@ -48,7 +49,7 @@ def build(pistol_files, graph_name, split, replace, settings):
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
         raise click.UsageError(f"two files would both become graph {duplicate!r}; load them separately with --graph")
-    with open_store(settings) as store:
+    with GraphStore.open(settings) as store:
         for record in records:
             show_bar = len(record.facts) >= PROGRESS_MIN_FACTS
             with click.progressbar(length=len(record.facts), label=f"{record.name}: writing facts",

@@ -11,7 +11,7 @@ from typing import Callable
 
 import click
 
-from graphstore import ConnectionSettings, GraphStore
+from graphstore import ConnectionSettings
 
 
 def connection_options(command: Callable) -> Callable:
@@ -37,10 +37,6 @@ def connection_options(command: Callable) -> Callable:
         return command(*args, settings=settings, **kwargs)
 
     return wrapper
-
-
-def open_store(settings: ConnectionSettings) -> GraphStore:
-    return GraphStore.open(settings)
 
 
 FORMATS = ("table", "csv", "json")

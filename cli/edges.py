@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from cli.common import connection_options, emit_rows, format_option, open_store
+from graphstore import GraphStore
+from cli.common import connection_options, emit_rows, format_option
 from graphstore import queries as Q
 
 COLUMNS = ["key", "source", "domain", "head", "tail", "edge_degree", "component",
@@ -24,6 +25,6 @@ def edges(graph_name, fmt, settings):
       audit edges
       audit edges --graph sample_data_2 --format csv > edges.csv
     """
-    with open_store(settings) as store:
+    with GraphStore.open(settings) as store:
         rows = store.read(Q.EDGES_TABLE, graph=graph_name)
     emit_rows(COLUMNS, [[r[c] for c in COLUMNS] for r in rows], fmt)

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from cli.common import connection_options, emit_rows, format_option, open_store
+from graphstore import GraphStore
+from cli.common import connection_options, emit_rows, format_option
 
 
 def parse_param(text: str) -> tuple[str, object]:
@@ -38,7 +39,7 @@ def query(cypher, params, write, fmt, settings):
       audit query "MATCH (c:Component) RETURN c.key, c.nodes, c.edges, c.density" --format json
     """
     values = dict(parse_param(p) for p in params)
-    with open_store(settings) as store:
+    with GraphStore.open(settings) as store:
         result = store.run_query(cypher, values, allow_write=write)
     emit_rows(result.columns, result.rows, fmt)
     if write and result.counters.get("contains_updates"):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from cli.common import connection_options, emit_rows, open_store
+from graphstore import GraphStore
+from cli.common import connection_options, emit_rows
 from graphstore import queries as Q
 
 
@@ -18,7 +19,7 @@ def status(settings):
       audit status
       audit status --uri bolt://127.0.0.1:7687 --password secret
     """
-    with open_store(settings) as store:
+    with GraphStore.open(settings) as store:
         labels, types = store.counts()
         graphs = store.read(Q.GRAPH_LIST)
         click.echo(f"store:    {store.location}")

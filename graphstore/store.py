@@ -135,8 +135,7 @@ class GraphStore:
         done = 0
         with self._errors(query):
             with self._driver.session(database=self.database) as session:
-                for start in range(0, len(rows), batch_rows):
-                    chunk = list(rows[start:start + batch_rows])
+                for chunk in _batches(rows, batch_rows):
                     session.execute_write(lambda tx: tx.run(query, rows=chunk, **params).consume())
                     done += len(chunk)
                     self._touch()
@@ -225,13 +224,17 @@ class Transaction:
 
     def write_rows(self, query: str, rows: Sequence[dict], batch_rows: int = DEFAULT_BATCH_ROWS,
                    progress: Progress | None = None, **params) -> int:
-        for start in range(0, len(rows), batch_rows):
-            chunk = list(rows[start:start + batch_rows])
+        for chunk in _batches(rows, batch_rows):
             self._tx.run(query, rows=chunk, **params).consume()
             self._touch()
             if progress:
                 progress(len(chunk))
         return len(rows)
+
+
+def _batches(rows: Sequence[dict], size: int) -> Iterator[list]:
+    for start in range(0, len(rows), size):
+        yield list(rows[start:start + size])
 
 
 def _counters(summary: neo4j.ResultSummary) -> dict:

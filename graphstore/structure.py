@@ -43,7 +43,12 @@ def connected_components(nodes: list[str], edges: list[tuple[str, str]]) -> dict
     members: dict[str, list[str]] = {}
     for n in nodes:
         members.setdefault(find(n), []).append(n)
-    ordered = sorted(members.values(), key=lambda m: (-len(m), min(m)))
+    return _number_components(members.values())
+
+
+def _number_components(groups) -> dict[str, int]:
+    """0 = the largest group, ties by smallest key: the same numbering whoever found them."""
+    ordered = sorted(groups, key=lambda m: (-len(m), min(m)))
     return {n: index for index, group in enumerate(ordered) for n in group}
 
 
@@ -57,9 +62,7 @@ def _components_from_gds(tx, graph: str) -> dict[str, int]:
     groups: dict[int, list[str]] = {}
     for row in rows:
         groups.setdefault(row["component"], []).append(row["key"])
-    # renumber GDS's arbitrary ids the same way as union-find does
-    ordered = sorted(groups.values(), key=lambda m: (-len(m), min(m)))
-    return {n: index for index, group in enumerate(ordered) for n in group}
+    return _number_components(groups.values())  # GDS's own ids are arbitrary
 
 
 def compute_structure(tx, graph: str, use_gds: bool = False) -> StructureSummary:
