@@ -1,30 +1,85 @@
-"""`audit edges`: one row per edge, with its structure."""
+"""`audit edges`: one row per edge, with its structure, or with a run's per-edge results."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import click
 
-from graphstore import GraphStore
+from audit import results as R
+from audit.metrics import QA_MEASURES
 from cli.common import connection_options, emit_rows, format_option
+from graphstore import GraphStore
 from graphstore import queries as Q
+from graphstore.errors import ConfigError
 
 COLUMNS = ["key", "source", "domain", "head", "tail", "edge_degree", "component",
            "component_density", "split", "qas"]
 
+# A run's table: identity and structure, then each measure before/after, then sweep columns.
+RUN_COLUMNS = (["edge", "role", "domain", "edge_degree", "component", "component_density"]
+               + [f"{m}_{phase}" for m in QA_MEASURES for phase in ("before", "after")]
+               + ["retain_rouge1_after", "neighbour_rouge1_after", "deviation_score"])
+RUN_TABLE = ["edge", "role", "edge_degree", "component_density", "rouge1_before", "rouge1_after",
+             "answer_probability_before", "answer_probability_after", "deviation_score"]
+EXPORTS = (".csv", ".parquet")
+
 
 @click.command()
 @click.option("--graph", "graph_name", default=None, metavar="NAME", help="Only the edges of this graph.")
+@click.option("--run", "run_id", default=None, metavar="ID", help="Show this run's per-edge results as columns.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the rows to FILE.csv or FILE.parquet (pandas) instead of printing; with --run, "
+                   "every result property is exported, the generated answers included.")
 @format_option
 @connection_options
-def edges(graph_name, fmt, settings):
+def edges(graph_name, run_id, output, fmt, settings):
     """List every edge: key, source, domain, its two endpoints, edge degree, component,
-    component density, split and number of QA pairs.
+    component density, split and number of QA pairs. With --run, one row per edge of that run:
+    role (forget/retain), structure, every measure before and after unlearning, and for
+    per-edge sweeps the retained ROUGE-1 and deviation score of each edge's unlearning.
 
     \b
     Examples:
       audit edges
       audit edges --graph sample_data_2 --format csv > edges.csv
+      audit edges --run demo-npo
+      audit edges --run demo-npo --output results.parquet
     """
+    if output is not None and output.suffix.lower() not in EXPORTS:
+        raise ConfigError(f"--output {output}: the file name must end in .csv or .parquet")
     with GraphStore.open(settings) as store:
-        rows = store.read(Q.EDGES_TABLE, graph=graph_name)
-    emit_rows(COLUMNS, [[r[c] for c in COLUMNS] for r in rows], fmt)
+        if run_id:
+            if R.get_run(store, run_id) is None:
+                raise ConfigError(f"no run {run_id!r}; `audit runs` lists them")
+            records = R.read_results(store, run_id)
+            columns = [c for c in RUN_COLUMNS if any(c in r for r in records)]
+            table = RUN_TABLE if fmt == "table" and output is None else columns
+            table = [c for c in table if c in columns]
+            rows = [[r.get(c) for c in table] for r in records]
+        else:
+            records = store.read(Q.EDGES_TABLE, graph=graph_name)
+            table, rows = COLUMNS, [[r[c] for c in COLUMNS] for r in records]
+    if output is not None:
+        _export(records if run_id else [dict(zip(table, r)) for r in rows], output)
+        click.echo(f"wrote {len(rows)} rows to {output}")
+        return
+    emit_rows(table, rows, fmt)
+
+
+def _export(records: list[dict], path: Path) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(records)
+    if "edge" in frame.columns:
+        first = [c for c in ("edge", "role") if c in frame.columns]
+        frame = frame[first + sorted(c for c in frame.columns if c not in first)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        for column in frame.columns:
+            if frame[column].map(lambda v: isinstance(v, list)).any():
+                frame[column] = frame[column].map(lambda v: json.dumps(v) if isinstance(v, list) else v)
+        frame.to_csv(path, index=False)

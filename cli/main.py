@@ -14,6 +14,8 @@ from cli.build import build
 from cli.edges import edges
 from cli.generate import generate
 from cli.query import query
+from cli.run import run
+from cli.runs import runs
 from cli.server import server
 from cli.status import status
 
@@ -53,7 +55,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-for command in (build, edges, query, status, generate, server):
+for command in (build, edges, query, status, generate, server, run, runs):
     cli.add_command(command)
 
 

@@ -16,6 +16,9 @@ SCHEMA = (
     "CREATE CONSTRAINT component_key IF NOT EXISTS FOR (n:Component) REQUIRE n.key IS UNIQUE",
     "CREATE INDEX entity_graph IF NOT EXISTS FOR (n:Entity) ON (n.graph)",
     "CREATE INDEX component_graph IF NOT EXISTS FOR (n:Component) ON (n.graph)",
+    "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (n:Run) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT edge_result_key IF NOT EXISTS FOR (n:EdgeResult) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX edge_result_run IF NOT EXISTS FOR (n:EdgeResult) ON (n.run)",
 )
 # Neo4j-only: a relationship property index. The embedded engine has none, and lookups
 # anchor on node keys anyway; on Neo4j it speeds up ad-hoc `MATCH ()-[r:FACT {key: $k}]->()`.
@@ -166,4 +169,112 @@ COUNT_TYPES = """
 MATCH ()-[r]->()
 RETURN type(r) AS type, count(*) AS count
 ORDER BY type
+"""
+
+# -- audits: the edges an audit reads, and the named forget-set selectors -------------------
+# Each selector returns one column, `key`, of edge keys; `audit run --cypher` takes any query
+# that does the same. See docs/selectors.md.
+AUDIT_EDGES = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->(:Entity)
+RETURN f.key AS key, f.head_key AS head_key, f.tail_key AS tail_key, f.domain AS domain,
+       f.edge_degree AS edge_degree, f.component AS component,
+       f.component_density AS component_density, f.questions AS questions, f.answers AS answers
+ORDER BY key
+"""
+
+SELECT_TOP_DEGREE = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+RETURN f.key AS key
+ORDER BY f.edge_degree DESC, key
+LIMIT $k
+"""
+
+SELECT_BOTTOM_DEGREE = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+RETURN f.key AS key
+ORDER BY f.edge_degree ASC, key
+LIMIT $k
+"""
+
+SELECT_DOMAIN = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+WHERE f.domain = $domain
+RETURN f.key AS key
+ORDER BY key
+"""
+
+# Tiers of component density: sparse <= $low < mid <= $high < dense. The random pick among
+# the candidates is made in Python with the run's seed (Cypher's rand() cannot be seeded).
+SELECT_DENSITY_TIER = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+WITH f, CASE WHEN f.component_density <= $low THEN 'sparse'
+             WHEN f.component_density <= $high THEN 'mid'
+             ELSE 'dense' END AS tier
+WHERE tier = $tier
+RETURN f.key AS key
+ORDER BY key
+"""
+
+ENTITY_FIND = """
+MATCH (e:Entity {graph: $graph})
+WHERE e.key = $entity OR e.label = $entity OR e.name = $entity
+RETURN e.key AS key, e.name AS name
+ORDER BY key
+"""
+
+SELECT_ENTITY = """
+MATCH (:Entity {key: $entity})-[f:FACT]-()
+RETURN DISTINCT f.key AS key
+ORDER BY key
+"""
+
+# -- runs and per-edge results ----------------------------------------------------------------
+RUN_GET = """
+MATCH (r:Run {key: $run})
+RETURN r AS run
+"""
+
+RUN_CREATE = """
+CREATE (r:Run {key: $run})
+SET r += $props
+"""
+
+RUN_UPDATE = """
+MATCH (r:Run {key: $run})
+SET r += $props
+"""
+
+RUN_LIST = """
+MATCH (r:Run)
+WHERE $graph IS NULL OR r.graph = $graph
+RETURN r.key AS key, r.graph AS graph, r.method AS method, r.mode AS mode, r.model AS model,
+       r.selector AS selector, size(r.forget_edges) AS forget_edges, r.status AS status,
+       r.deviation_score AS deviation_score, r.started_at AS started_at, r.ended_at AS ended_at
+ORDER BY started_at
+"""
+
+# One result node per (run, edge), found again by its key: re-running a run never duplicates
+# a result, and a later phase only adds properties to it.
+RESULTS_MERGE = """
+UNWIND $rows AS row
+MATCH (r:Run {key: $run})
+MERGE (x:EdgeResult {key: row.key})
+SET x += row.props
+MERGE (r)-[:HAS_RESULT]->(x)
+"""
+
+RESULTS_FOR_RUN = """
+MATCH (x:EdgeResult {run: $run})
+RETURN x AS result
+ORDER BY x.edge
+"""
+
+RESULTS_DELETE = """
+MATCH (x:EdgeResult {run: $run})
+DETACH DELETE x
+"""
+
+RUN_DELETE = """
+MATCH (r:Run {key: $run})
+DETACH DELETE r
 """

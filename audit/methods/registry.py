@@ -1,0 +1,20 @@
+"""Methods found by name. A method module registers its class with ``@register``."""
+
+from __future__ import annotations
+
+from graphstore.errors import ConfigError
+
+METHODS: dict[str, type] = {}
+
+
+def register(cls: type) -> type:
+    METHODS[cls.name] = cls
+    return cls
+
+
+def method_class(name: str) -> type:
+    """The method class called ``name``; an unknown name lists the valid ones."""
+    try:
+        return METHODS[name.lower()]
+    except KeyError:
+        raise ConfigError(f"unknown unlearning method {name!r}; valid: {', '.join(sorted(METHODS))}") from None

@@ -1,0 +1,123 @@
+"""The measures of an audit, registered with what they mean.
+
+Every measure is defined exactly in ``docs/metrics.md`` with its source. Per-QA values are
+computed here from plain tensors or strings; ``audit/evaluate.py`` produces those inputs in
+batches, and per-edge values are the mean over the edge's QA pairs.
+
+Direction: for the knowledge measures, *higher means the model still knows the answer*. On a
+forget edge a lower value is the goal; on a retained edge a higher one. ``Metric.higher_is_better``
+says which way is good for the measure as a run-level score (only the deviation score is not a
+knowledge measure).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from rouge_score import rouge_scorer
+
+from graphstore.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    description: str
+    higher_is_better: bool
+    aggregate: str = "mean"          # how per-QA values become per-edge and per-set values
+    knowledge: bool = True           # True: measures what the model knows (goal: low on forget)
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("rouge1", "ROUGE-1 recall of the greedy answer against the ground truth (Porter stemming)", True),
+    Metric("mrr", "mean reciprocal rank of the ground-truth answer tokens, teacher-forced", True),
+    Metric("top100", "share of ground-truth answer tokens ranked in the top 100, teacher-forced", True),
+    Metric("exact_memorization", "share of answer tokens the model predicts exactly, teacher-forced", True),
+    Metric("extraction_strength", "1 - (shortest answer prefix from which greedy decoding "
+                                  "completes the answer) / answer length", True),
+    Metric("answer_probability", "per-token geometric mean of P(answer | question), teacher-forced", True),
+    Metric("deviation_score", "100 * sqrt(forget_rouge1^2 + (1 - retain_rouge1)^2); 0 is perfect unlearning",
+           False, aggregate="run", knowledge=False),
+)}
+
+# The per-QA measures an evaluation produces, in the order they are stored.
+QA_MEASURES = ("rouge1", "mrr", "top100", "exact_memorization", "extraction_strength", "answer_probability")
+
+TOP_K = 100
+
+_SCORER = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+
+
+def metric(name: str) -> Metric:
+    """Look a metric up by name; an unknown name lists the valid ones."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise ConfigError(f"unknown metric {name!r}; valid: {', '.join(METRICS)}") from None
+
+
+def rouge1_recall(prediction: str, reference: str) -> float:
+    """ROUGE-1 recall as the TOFU/PISTOL evaluations compute it: ``rouge_score`` with Porter
+    stemming, the reference (ground truth) as target and the generated answer as prediction."""
+    return _SCORER.score(reference, prediction)["rouge1"].recall
+
+
+def token_ranks(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """1-based rank of each target token among the vocabulary (1 = the model's top choice).
+
+    Args:
+        logits: ``[n, vocab]`` scores at the positions that predict ``targets``.
+        targets: ``[n]`` token ids.
+    Ties count in the target's favour: the rank is 1 + the number of strictly larger scores.
+    """
+    target_scores = logits.gather(-1, targets.unsqueeze(-1))
+    return (logits > target_scores).sum(-1) + 1
+
+
+def mean_reciprocal_rank(ranks: torch.Tensor) -> float:
+    return float((1.0 / ranks.double()).mean()) if ranks.numel() else 0.0
+
+
+def top_k_hit(ranks: torch.Tensor, k: int = TOP_K) -> float:
+    return float((ranks <= k).double().mean()) if ranks.numel() else 0.0
+
+
+def exact_memorization(ranks: torch.Tensor) -> float:
+    """Tirumala et al. 2022: the share of answer tokens that are the argmax prediction."""
+    return float((ranks == 1).double().mean()) if ranks.numel() else 0.0
+
+
+def extraction_strength(ranks: torch.Tensor) -> float:
+    """Carlini et al. 2021, as used by Wang et al. 2025 (arXiv:2406.09179):
+    ``ES = 1 - k/|y|`` with ``k`` the shortest answer prefix from which greedy decoding
+    reproduces the rest of the answer.
+
+    Under teacher forcing, greedy decoding from prefix ``y_<k`` reproduces ``y_>=k`` exactly
+    when every token from position ``k`` on is the argmax prediction, so ``k`` is one past the
+    last position whose token is not ranked first (0 when all are).
+    """
+    n = ranks.numel()
+    if n == 0:
+        return 0.0
+    missed = torch.nonzero(ranks != 1).flatten()
+    k = int(missed[-1]) + 1 if missed.numel() else 0
+    return 1.0 - k / n
+
+
+def answer_probability(token_logprobs: torch.Tensor) -> float:
+    """TOFU's normalised probability: ``P(a|q)^(1/|a|)`` = exp(mean token log-probability)."""
+    return float(torch.exp(token_logprobs.double().mean())) if token_logprobs.numel() else 0.0
+
+
+def deviation_score(forget_rouge1: float, retain_rouge1: float) -> float:
+    """PISTOL (Qiu, Shen et al. 2024), Sec. 4: ``DS = 100 * sqrt(R_f^2 + (1 - R_r)^2)``, with
+    R_f and R_r the mean ROUGE-1 recall on the forget and the retained set. 0 = forgot all,
+    kept all; 100 * sqrt(2) = kept nothing it should and forgot nothing it should."""
+    return 100.0 * math.sqrt(forget_rouge1 ** 2 + (1.0 - retain_rouge1) ** 2)
+
+
+def mean(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None

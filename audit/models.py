@@ -1,0 +1,126 @@
+"""Loading a causal LM and its tokenizer, wherever the hardware is.
+
+Any Hugging Face causal LM by local path (or hub id where the hub is reachable): bf16 on a
+CUDA device that supports it, float32 on CPU. Errors a user can act on become ``ConfigError``
+with what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from graphstore.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+def quiet_transformers() -> None:
+    """Our own progress bars report loading and training; transformers' per-shard bars and
+    deprecation notices about its own internals only add noise to a run's output."""
+    import warnings
+
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers\..*")
+
+
+@dataclass(frozen=True)
+class Hardware:
+    device: torch.device
+    dtype: torch.dtype
+
+    @property
+    def label(self) -> str:
+        name = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else "cpu"
+        return f"{name} ({str(self.dtype).removeprefix('torch.')})"
+
+
+def select_hardware(requested: str = "auto") -> Hardware:
+    """``auto``: CUDA when present, else CPU. bf16 on CUDA when supported, float32 otherwise."""
+    if requested == "auto":
+        requested = "cuda" if torch.cuda.is_available() else "cpu"
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"--device {requested}: no CUDA device is visible to torch "
+                          f"(torch {torch.__version__}); use --device cpu or install a CUDA build of torch")
+    try:
+        device = torch.device(requested)
+    except RuntimeError as e:
+        raise ConfigError(f"--device {requested!r} is not a device torch knows; try auto, cpu or cuda:0") from e
+    if device.type == "cuda":
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    else:
+        dtype = torch.float32
+    return Hardware(device, dtype)
+
+
+def load_tokenizer(path: str):
+    from transformers import AutoTokenizer
+
+    quiet_transformers()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"cannot load a tokenizer from {path!r}: {e}. Give a Hugging Face model folder "
+                          "(with tokenizer.json or tokenizer.model) or a hub id") from e
+    if tokenizer.eos_token_id is None:
+        raise ConfigError(f"the tokenizer of {path!r} has no end-of-sequence token; answers cannot be "
+                          "terminated. Set eos_token in its tokenizer_config.json")
+    if tokenizer.pad_token_id is None:
+        # Padding positions are masked everywhere (attention mask and -100 labels), so the
+        # end-of-sequence token is a safe pad, as is usual for Llama-family tokenizers.
+        log.info("tokenizer of %s has no pad token; using its end-of-sequence token %r as pad",
+                 path, tokenizer.eos_token)
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    return tokenizer
+
+
+def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = False):
+    from transformers import AutoModelForCausalLM
+
+    local = Path(path)
+    if (local.is_absolute() or path.startswith(".")) and not local.exists():
+        raise ConfigError(f"model folder {path!r} does not exist; give a Hugging Face model folder "
+                          "(config.json + weights), a hub id, or scratch[:SIZE]")
+    try:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"cannot load a causal LM from {path!r}: {e}") from e
+    model.to(hardware.device)
+    if gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        model.config.use_cache = False
+    return model
+
+
+def fingerprint(path: str) -> str:
+    """A short content fingerprint of a model folder (config + weight file names and sizes),
+    so a cached injected model is reused only for the same base model."""
+    folder = Path(path)
+    h = hashlib.sha256(str(path).encode())
+    if folder.is_dir():
+        config = folder / "config.json"
+        if config.exists():
+            h.update(config.read_bytes())
+        for f in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+            h.update(f"{f.name}:{f.stat().st_size}".encode())
+    return h.hexdigest()[:16]
+
+
+def parameter_count(model) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def describe(model) -> dict:
+    config = model.config
+    return {"architecture": type(model).__name__, "parameters": parameter_count(model),
+            "layers": getattr(config, "num_hidden_layers", None), "hidden_size": getattr(config, "hidden_size", None),
+            "config": json.loads(config.to_json_string())["model_type"]}

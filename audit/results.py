@@ -1,0 +1,87 @@
+"""Runs and per-edge results on the graph.
+
+``(:Run {key})`` records how a run was made and how it ended; ``(:EdgeResult {key: <run>/<edge>})``
+holds one edge's measures for that run, linked ``(:Run)-[:HAS_RESULT]->(:EdgeResult)``. Results
+are merged by key, so re-running a run never duplicates one, and each phase (before, after)
+only adds its own properties: what is written is never lost.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+
+RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def result_key(run: str, edge: str) -> str:
+    return f"{run}/{edge}"
+
+
+def get_run(store: GraphStore, run: str) -> dict | None:
+    rows = store.read(Q.RUN_GET, run=run)
+    return dict(rows[0]["run"]) if rows else None
+
+
+def start_run(store: GraphStore, run: str, props: dict) -> dict | None:
+    """Create the run node, or return the existing one to resume.
+
+    Raises ConfigError when a run with this key exists with other settings.
+    """
+    existing = get_run(store, run)
+    if existing is None:
+        props = {k: _storable(v) for k, v in props.items()}
+        store.write(Q.RUN_CREATE, run=run, props={**props, "status": RUNNING, "started_at": now()})
+        return None
+    if existing.get("settings_sha256") != props["settings_sha256"]:
+        raise ConfigError(f"run {run!r} already exists with other settings (graph, selection, method, model "
+                          "or hyperparameters differ); choose another --run-id, or `audit runs --delete "
+                          f"{run}` to discard it")
+    update_run(store, run, status=RUNNING, resumed_at=now())
+    return existing
+
+
+def update_run(store: GraphStore, run: str, **props) -> None:
+    store.write(Q.RUN_UPDATE, run=run, props={k: _storable(v) for k, v in props.items()})
+
+
+def write_results(store: GraphStore, run: str, rows: list[dict]) -> None:
+    """Merge ``rows`` (``{edge, ...props}``) as the run's EdgeResults, in one transaction."""
+    payload = [{"key": result_key(run, r["edge"]),
+                "props": {"run": run, **{k: _storable(v) for k, v in r.items()}}} for r in rows]
+    with store.transaction() as tx:
+        tx.write_rows(Q.RESULTS_MERGE, payload, run=run)
+
+
+def read_results(store: GraphStore, run: str) -> list[dict]:
+    return [dict(r["result"]) for r in store.read(Q.RESULTS_FOR_RUN, run=run)]
+
+
+def delete_run(store: GraphStore, run: str) -> int:
+    """Remove a run and its results; returns the number of results removed."""
+    if get_run(store, run) is None:
+        raise ConfigError(f"no run {run!r}; `audit runs` lists them")
+    n = len(read_results(store, run))
+    with store.transaction() as tx:
+        tx.run(Q.RESULTS_DELETE, run=run)
+        tx.run(Q.RUN_DELETE, run=run)
+    return n
+
+
+def _storable(value):
+    """Property values Neo4j accepts: scalars and homogeneous lists; anything else as JSON text."""
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return json.dumps(value, default=str)
+    return value

@@ -1,0 +1,299 @@
+"""`audit run` end to end: select, inject, measure before, unlearn, measure after, write back.
+
+Two modes:
+- joint (default): one unlearning of all selected edges together;
+- per-edge (``per_edge=True``): the PISTOL protocol, one unlearning per selected edge, each
+  from the same injected model (only the adapters are reset in between).
+
+Every phase writes its results to the graph as soon as it has them, and a run restarted with
+the same id skips what is already there (see ``audit/results.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from audit import evaluate as E
+from audit import metrics as M
+from audit import results as R
+from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict
+from audit.encoding import PROMPT_VERSION, QAEncoder
+from audit.inject import inject, load_injected_model
+from audit.methods import method_class
+from audit.models import select_hardware
+from audit.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
+from audit.selectors import select
+from audit.unlearn import Unlearner
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+from graphstore.records import validate_key
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunRequest:
+    """Everything `audit run` needs; the CLI fills it from its options."""
+    graph: str
+    select: str | None = None
+    cypher: str | None = None
+    method: str = "npo"
+    method_options: dict[str, str] = field(default_factory=dict)
+    model: str = "scratch:tiny"
+    retain: str = "all"
+    utility: Path | None = None
+    idk: Path | None = None
+    per_edge: bool = False
+    run_id: str | None = None
+    device: str = "auto"
+    eval_batch_size: int = E.DEFAULT_BATCH_SIZE
+    cache_dir: Path = Path(".audit/cache")
+    injection: InjectionConfig = field(default_factory=InjectionConfig)
+    unlearn: UnlearnConfig = field(default_factory=UnlearnConfig)
+
+
+@dataclass
+class RunOutcome:
+    run: str
+    status: str
+    resumed: bool
+    summary: dict
+
+
+def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], None] = log.info) -> RunOutcome:
+    """Run (or resume) one audit; returns the run's key and summary."""
+    # -- everything that can be refused is checked before anything runs or is written
+    edges = load_graph_edges(store, request.graph)
+    graph_info = store.read(Q.GRAPH_GET, graph=request.graph)[0]
+    selection = select(store, request.graph, list(edges), request.select, request.cypher, request.unlearn.seed)
+    method = method_class(request.method)(apply_options(method_class(request.method).config_class(),
+                                                        request.method_options, f"method {request.method}"))
+    request.unlearn.check()
+    request.injection.check()
+    forget = selection.edges
+    train_retain = retain_edges(edges, forget, request.retain, request.unlearn.seed)
+    utility = load_utility(request.utility) if request.utility else []
+    refusal_version, refusals = load_refusals(request.idk) if method.uses_refusal else (None, [])
+    hardware = select_hardware(request.device)
+
+    settings = {
+        "graph": request.graph, "graph_sha256": graph_info["sha256"], "selector": selection.spec,
+        "cypher": selection.cypher, "forget_edges": forget, "method": method.name,
+        "method_config": as_dict(method.config), "unlearn_config": as_dict(request.unlearn),
+        "injection_config": as_dict(request.injection), "model": request.model, "retain": request.retain,
+        "utility": str(request.utility) if request.utility else None,
+        "utility_sha256": _sha256(request.utility) if request.utility else None,
+        "refusals": refusal_version, "per_edge": request.per_edge, "prompt_version": PROMPT_VERSION,
+    }
+    settings_sha256 = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+    run = request.run_id or f"{request.graph}-{method.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
+    validate_key(run, "run id")
+    existing = R.get_run(store, run)
+    if existing and existing.get("status") == R.DONE and existing.get("settings_sha256") == settings_sha256:
+        report(f"run {run} is already complete; nothing to do")
+        return RunOutcome(run, R.DONE, True, _summary(existing))
+
+    run_dir = request.cache_dir / "runs" / run
+    run_dir.mkdir(parents=True, exist_ok=True)
+    props = {
+        **{k: v for k, v in settings.items() if v is not None}, "settings_sha256": settings_sha256,
+        "mode": "per-edge" if request.per_edge else "joint", "templates": graph_info.get("templates"),
+        "retain_edges": len(train_retain), "seed": request.unlearn.seed,
+        "pairing": f"seeded: random.Random('{request.unlearn.seed}/pair/<epoch>/<step>'); "
+                   f"log {run_dir / 'pairing.jsonl'}",
+        "hardware": hardware.label, "code_version": code_version(), "metric_definitions": "metrics.v1",
+    }
+    resumed = R.start_run(store, run, props) is not None
+    report(f"{'resuming' if resumed else 'starting'} run {run}: {method.name} on {len(forget)} forget edge(s) "
+           f"of {request.graph} ({len(edges)} edges), model {request.model}, {hardware.label}")
+    try:
+        summary = _execute(store, run, run_dir, request, method, edges, forget, train_retain, utility,
+                           refusals, hardware, graph_info, report)
+    except KeyboardInterrupt:
+        R.update_run(store, run, status=R.INTERRUPTED, ended_at=R.now())
+        raise
+    except torch.cuda.OutOfMemoryError as e:
+        R.update_run(store, run, status=R.FAILED, ended_at=R.now(), error="out of GPU memory")
+        raise ConfigError("out of GPU memory; lower --batch-size (and raise --grad-accum to keep the effective "
+                          "batch), lower --eval-batch-size, or add --gradient-checkpointing. Re-run with the "
+                          f"same --run-id {run} to resume") from e
+    except Exception as e:
+        R.update_run(store, run, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
+        raise
+    R.update_run(store, run, status=R.DONE, ended_at=R.now(), **summary)
+    return RunOutcome(run, R.DONE, resumed, summary)
+
+
+def _execute(store, run, run_dir, request, method, edges, forget, train_retain, utility, refusals,
+             hardware, graph_info, report) -> dict:
+    injected = inject(request.model, request.graph, graph_info["sha256"], edges, request.injection,
+                      hardware, request.cache_dir)
+    info = injected.info
+    report(f"injection {'(cached) ' if injected.cached else ''}{info['epochs']} epochs: edge ROUGE-1 recall "
+           f"min {info['min_rouge1']:.3f}, mean {info['mean_rouge1']:.3f}"
+           f"{'' if injected.reached else ' — below the target; results will say so'}")
+    R.update_run(store, run, injection_key=info["key"], injection_epochs=info["epochs"],
+                 injection_reached=info["reached"], injection_min_rouge1=info["min_rouge1"])
+
+    model, tokenizer = load_injected_model(injected, hardware, request.unlearn.gradient_checkpointing)
+    encoder = QAEncoder(tokenizer)
+    forget_set = set(forget)
+    all_qas = [qa for edge in edges.values() for qa in edge.qas]
+
+    def evaluate(examples: list[QAExample], label: str) -> list[E.QAScore]:
+        return E.evaluate(model, encoder, examples, request.eval_batch_size, progress=label)
+
+    # -- before: the injected model (written once; a resumed run reuses it)
+    stored = {r["edge"]: r for r in R.read_results(store, run)}
+    run_node = R.get_run(store, run)
+    if not all("rouge1_before" in stored.get(k, {}) for k in edges) or "utility_rouge1_before" not in run_node:
+        scores = evaluate(all_qas, "measure before")
+        R.write_results(store, run, [
+            {**_edge_props(edges[k], "forget" if k in forget_set else "retain"), **_phase(v, qa, "before")}
+            for k, (v, qa) in _by_edge(scores).items()])
+        utility_before = _mean_rouge1(evaluate(utility, "utility before")) if utility else None
+        R.update_run(store, run, utility_rouge1_before=utility_before)
+        report(f"measured before unlearning: {len(all_qas)} QA pairs on {len(edges)} edges")
+
+    unlearner = Unlearner(model, encoder, method, request.unlearn, hardware.device)
+    retain_qas = [qa for k in train_retain for qa in edges[k].qas]
+    if not request.per_edge:
+        stored = {r["edge"]: r for r in R.read_results(store, run)}
+        if not all("rouge1_after" in stored.get(k, {}) for k in edges):
+            forget_qas = [qa for k in forget for qa in edges[k].qas]
+            stats = unlearner.run(forget_qas, retain_qas, refusals, checkpoint=run_dir / "checkpoint.pt",
+                                  pairing_log=run_dir / "pairing.jsonl", progress=f"unlearn ({method.name})")
+            if stats.resumed_from_epoch:
+                report(f"resumed unlearning after epoch {stats.resumed_from_epoch}")
+            unlearner.model.save_pretrained(run_dir / "adapter")
+            scores = evaluate(all_qas, "measure after")
+            R.write_results(store, run, [{"edge": k, **_phase(v, qa, "after")} for k, (v, qa) in _by_edge(scores).items()])
+            R.update_run(store, run, unlearn_steps=stats.steps, unlearn_tokens=stats.tokens,
+                         unlearn_seconds=round(stats.seconds, 2), unlearn_tokens_per_second=round(stats.tokens_per_second, 1),
+                         final_loss=stats.final_loss,
+                         utility_rouge1_after=_mean_rouge1(evaluate(utility, "utility after")) if utility else None)
+            (run_dir / "checkpoint.pt").unlink(missing_ok=True)
+        return _joint_summary(R.read_results(store, run), R.get_run(store, run))
+
+    # -- per-edge sweep: one unlearning per forget edge, adapters reset in between
+    for position, edge in enumerate(forget, 1):
+        done = {r["edge"]: r for r in R.read_results(store, run)}
+        if "rouge1_after" in done.get(edge, {}):
+            continue
+        unlearner.reset()
+        checkpoint = run_dir / f"checkpoint-{edge.replace('/', '_')}.pt"
+        stats = unlearner.run(list(edges[edge].qas), [qa for qa in retain_qas if qa.edge != edge]
+                              or [qa for qa in all_qas if qa.edge != edge], refusals,
+                              checkpoint=checkpoint, pairing_log=run_dir / "pairing.jsonl",
+                              progress=f"unlearn {position}/{len(forget)} ({method.name})")
+        scores = _by_edge(evaluate(all_qas, f"measure {position}/{len(forget)}"))
+        own, own_qas = scores[edge]
+        others = [s for k, (_, qas) in scores.items() if k != edge for s in qas]
+        near = set(neighbourhood(edges, [edge]))
+        near_scores = [s for k, (_, qas) in scores.items() if k in near for s in qas]
+        retain_rouge1 = _mean_rouge1(others)
+        R.write_results(store, run, [{
+            "edge": edge, **_phase(own, own_qas, "after"),
+            "retain_rouge1_after": retain_rouge1,
+            "neighbour_rouge1_after": _mean_rouge1(near_scores) if near_scores else None,
+            "deviation_score": M.deviation_score(own["rouge1"], retain_rouge1 if retain_rouge1 is not None else 1.0),
+            "retain_edges_after": [k for k in scores if k != edge],
+            "retain_rouge1_by_edge": [scores[k][0]["rouge1"] for k in scores if k != edge],
+            "utility_rouge1_after": _mean_rouge1(evaluate(utility, "utility after")) if utility else None,
+            "unlearn_seconds": round(stats.seconds, 2), "unlearn_tokens": stats.tokens,
+        }])
+        checkpoint.unlink(missing_ok=True)
+        report(f"edge {position}/{len(forget)} {edge}: ROUGE-1 {own['rouge1']:.3f}, "
+               f"retained {retain_rouge1 if retain_rouge1 is not None else float('nan'):.3f}")
+    return _sweep_summary(R.read_results(store, run))
+
+
+# -- rows and summaries ------------------------------------------------------------------------
+def _edge_props(edge: Edge, role: str) -> dict:
+    return {"edge": edge.key, "graph": edge.key.split("/", 1)[0], "head_key": edge.head_key,
+            "tail_key": edge.tail_key, "role": role, "domain": edge.domain, "edge_degree": edge.edge_degree,
+            "component": edge.component, "component_density": edge.component_density}
+
+
+def _by_edge(scores: list[E.QAScore]) -> dict[str, tuple[dict, list[E.QAScore]]]:
+    grouped: dict[str, list[E.QAScore]] = {}
+    for s in scores:
+        grouped.setdefault(s.edge, []).append(s)
+    means = E.per_edge(scores)
+    return {k: (means[k], sorted(v, key=lambda s: s.index)) for k, v in grouped.items() if k != UTILITY_EDGE}
+
+
+def _phase(means: dict, qas: list[E.QAScore], phase: str) -> dict:
+    return {**{f"{name}_{phase}": means[name] for name in M.QA_MEASURES},
+            f"answers_{phase}": [s.generated for s in qas],
+            f"rouge1_qa_{phase}": [s.values["rouge1"] for s in qas]}
+
+
+def _mean_rouge1(scores: list[E.QAScore]) -> float | None:
+    return M.mean(s.values["rouge1"] for s in scores)
+
+
+def _qa_mean(results: list[dict], role: str, key: str) -> float | None:
+    return M.mean(v for r in results if r.get("role") == role for v in (r.get(key) or []))
+
+
+def _joint_summary(results: list[dict], run: dict) -> dict:
+    out = {}
+    for phase in ("before", "after"):
+        forget = _qa_mean(results, "forget", f"rouge1_qa_{phase}")
+        retain = _qa_mean(results, "retain", f"rouge1_qa_{phase}")
+        out[f"forget_rouge1_{phase}"] = forget
+        out[f"retain_rouge1_{phase}"] = retain
+        out[f"deviation_score_{phase}"] = M.deviation_score(forget, retain if retain is not None else 1.0)
+    out["deviation_score"] = out["deviation_score_after"]
+    for key in ("utility_rouge1_before", "utility_rouge1_after"):
+        if run.get(key) is not None:
+            out[key] = run[key]
+    return out
+
+
+def _sweep_summary(results: list[dict]) -> dict:
+    swept = [r for r in results if r.get("role") == "forget" and "rouge1_after" in r]
+    return {
+        "forget_rouge1_before": _qa_mean(results, "forget", "rouge1_qa_before"),
+        "forget_rouge1_after": M.mean(r["rouge1_after"] for r in swept),
+        "retain_rouge1_after": M.mean(r.get("retain_rouge1_after") for r in swept),
+        "deviation_score": M.mean(r.get("deviation_score") for r in swept),
+        "swept_edges": len(swept),
+    }
+
+
+def _summary(run: dict) -> dict:
+    keys = ("forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before", "retain_rouge1_after",
+            "deviation_score", "utility_rouge1_before", "utility_rouge1_after", "swept_edges")
+    return {k: run[k] for k in keys if run.get(k) is not None}
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def code_version() -> str:
+    """Package version, plus the git commit when running from a checkout."""
+    try:
+        version = metadata.version("kg-unlearning-audit")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
+                                capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{version}+{commit}" if commit else version

@@ -1,0 +1,45 @@
+"""`audit runs`: list runs, show one, or delete one with its results."""
+
+from __future__ import annotations
+
+import click
+
+from audit import results as R
+from cli.common import connection_options, emit_rows, format_option
+from graphstore import GraphStore
+from graphstore import queries as Q
+
+COLUMNS = ["key", "graph", "method", "mode", "model", "selector", "forget_edges", "status", "deviation_score",
+           "started_at", "ended_at"]
+
+
+@click.command()
+@click.argument("run_id", required=False)
+@click.option("--graph", "graph_name", default=None, metavar="NAME", help="Only the runs of this graph.")
+@click.option("--delete", is_flag=True, help="Delete RUN_ID and all its per-edge results.")
+@format_option
+@connection_options
+def runs(run_id, graph_name, delete, fmt, settings):
+    """List the runs, or show every property of RUN_ID (settings, versions, summary).
+
+    \b
+    Examples:
+      audit runs
+      audit runs demo-npo
+      audit runs demo-npo --delete
+    """
+    with GraphStore.open(settings) as store:
+        if delete:
+            if not run_id:
+                raise click.UsageError("--delete needs a RUN_ID")
+            n = R.delete_run(store, run_id)
+            click.echo(f"deleted run {run_id} and {n} result(s)")
+            return
+        if run_id:
+            run = R.get_run(store, run_id)
+            if run is None:
+                raise click.ClickException(f"no run {run_id!r}; `audit runs` lists them")
+            emit_rows(["property", "value"], [[k, run[k]] for k in sorted(run)], fmt)
+            return
+        rows = store.read(Q.RUN_LIST, graph=graph_name)
+    emit_rows(COLUMNS, [[r[c] for c in COLUMNS] for r in rows], fmt)
