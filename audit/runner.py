@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -265,10 +264,11 @@ def _joint_summary(results: list[dict], run: dict) -> dict:
 
 
 def _sweep_summary(results: list[dict]) -> dict:
+    # Both forget means over the QA pairs of the swept edges, so before and after compare.
     swept = [r for r in results if r.get("role") == "forget" and "rouge1_after" in r]
     return {
-        "forget_rouge1_before": _qa_mean(results, "forget", "rouge1_qa_before"),
-        "forget_rouge1_after": M.mean(r["rouge1_after"] for r in swept),
+        "forget_rouge1_before": _qa_mean(swept, "forget", "rouge1_qa_before"),
+        "forget_rouge1_after": _qa_mean(swept, "forget", "rouge1_qa_after"),
         "retain_rouge1_after": M.mean(r.get("retain_rouge1_after") for r in swept),
         "deviation_score": M.mean(r.get("deviation_score") for r in swept),
         "swept_edges": len(swept),

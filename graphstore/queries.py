@@ -31,7 +31,7 @@ GRAPH_GET = """
 MATCH (g:Graph {key: $graph})
 RETURN g.key AS key, g.source AS source, g.path AS path, g.sha256 AS sha256,
        g.entities AS entities, g.facts AS facts, g.qas AS qas, g.components AS components,
-       g.loaded_at AS loaded_at
+       g.loaded_at AS loaded_at, g.templates AS templates
 """
 
 GRAPH_LIST = """

@@ -1,0 +1,315 @@
+"""`audit run` end to end on CPU: a generated graph, a scratch model, the real embedded server.
+
+Expected values are computed independently: selections from the raw edge list by hand,
+forgetting from the QA-level lists read back with Cypher, resumed results against an
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+from rouge_score import rouge_scorer
+
+from audit.config import InjectionConfig, UnlearnConfig
+from audit.encoding import QAEncoder
+from audit.inject import inject, load_injected_model
+from audit.models import select_hardware
+from audit.qa import load_graph_edges
+from audit.runner import RunRequest, run_audit
+from audit.selectors import select
+from cli.main import cli
+from extract.pistol_generate import generate_pistol, write_dataset
+from extract.pistol_load import load_pistol
+from graphstore.errors import ConfigError
+from graphstore.ingest import write_graph
+
+REPO = Path(__file__).resolve().parents[1]
+# A small tree (5 contracts around one hub): injected in ~50 epochs on 2 cores.
+RUN_EDGES = [("0", "1"), ("0", "2"), ("0", "3"), ("0", "4"), ("1", "5")]
+# Three components, one per density tier: a 7-node star (6 edges, density 2/7), a 3-node chain
+# (density 2/3) and a triangle (density 1).
+TIER_EDGES = ([("h", str(i)) for i in range(1, 7)] + [("c1", "c2"), ("c2", "c3")]
+              + [("t1", "t2"), ("t2", "t3"), ("t1", "t3")])
+FAST = dict(epochs=6, lr=2e-3, batch_size=4)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run_data")
+    run_file, tier_file = folder / "small.json", folder / "tiers.json"
+    write_dataset(generate_pistol(RUN_EDGES, seed=1, employment_fraction=0.3), run_file)
+    write_dataset(generate_pistol(TIER_EDGES, seed=2), tier_file)
+    return {"run": run_file, "tiers": tier_file}
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    """One cache for the module: the injected model is trained once and reused."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture()
+def graph(store, files):
+    write_graph(store, load_pistol(files["run"], graph="small"))
+    return "small"
+
+
+def request(cache_dir, **overrides) -> RunRequest:
+    unlearn = UnlearnConfig(**{**FAST, **overrides.pop("unlearn", {})})
+    return RunRequest(graph="small", cache_dir=cache_dir, device="cpu", unlearn=unlearn,
+                      injection=InjectionConfig(), **overrides)
+
+
+def qa_mean(store, run: str, role: str, phase: str) -> float:
+    """Mean QA-level ROUGE-1 of a role, read back with Cypher (not the run's own summary)."""
+    rows = store.read("MATCH (:Run {key: $run})-[:HAS_RESULT]->(x:EdgeResult {role: $role}) "
+                      f"RETURN x.rouge1_qa_{phase} AS values", run=run, role=role)
+    values = [v for r in rows for v in r["values"]]
+    return sum(values) / len(values)
+
+
+# -- injection ----------------------------------------------------------------------------------
+def test_injection_reaches_the_target_and_is_cached(store, graph, cache_dir):
+    edges = load_graph_edges(store, graph)
+    sha = store.read("MATCH (g:Graph {key: $g}) RETURN g.sha256 AS s", g=graph)[0]["s"]
+    hardware = select_hardware("cpu")
+    injected = inject("scratch:tiny", graph, sha, edges, InjectionConfig(), hardware, cache_dir)
+    assert injected.reached and injected.info["min_rouge1"] == 1.0
+    assert set(injected.info["per_edge_rouge1"]) == set(edges)
+
+    # Independently: greedy answers one question at a time, scored with rouge_score directly.
+    model, tokenizer = load_injected_model(injected, hardware)
+    encoder = QAEncoder(tokenizer)
+    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+    for edge in edges.values():
+        for qa in edge.qas[::7]:
+            prompt = torch.tensor([encoder.prompt_ids(qa.question)])
+            out = model.generate(prompt, max_new_tokens=40, do_sample=False,
+                                 pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+            answer = tokenizer.decode(out[0, prompt.shape[1]:], skip_special_tokens=True).strip()
+            assert scorer.score(qa.answer, answer)["rouge1"].recall == 1.0, (qa.question, answer)
+
+    started = time.perf_counter()
+    again = inject("scratch:tiny", graph, sha, edges, InjectionConfig(), hardware, cache_dir)
+    assert again.cached and again.folder == injected.folder
+    assert time.perf_counter() - started < 1.0
+
+
+# -- every method forgets more than it damages ----------------------------------------------------
+@pytest.mark.parametrize("method", ["ga", "gd", "kl", "dpo", "npo", "simnpo"])
+def test_every_method_lowers_forget_more_than_retain(store, graph, cache_dir, method):
+    options = {"beta": "0.5"} if method == "npo" else {}
+    outcome = run_audit(store, request(cache_dir, select="top-degree:1", method=method, run_id=f"m-{method}",
+                                       method_options=options), report=lambda _: None)
+    forget_drop = qa_mean(store, outcome.run, "forget", "before") - qa_mean(store, outcome.run, "forget", "after")
+    retain_drop = qa_mean(store, outcome.run, "retain", "before") - qa_mean(store, outcome.run, "retain", "after")
+    assert forget_drop > 0.05, f"{method}: forget ROUGE-1 fell by only {forget_drop:.3f}"
+    assert forget_drop > retain_drop, f"{method}: forget fell {forget_drop:.3f}, retained {retain_drop:.3f}"
+
+
+# -- results on the graph ------------------------------------------------------------------------
+def test_results_are_written_per_edge_and_never_duplicated(store, graph, cache_dir, files):
+    req = request(cache_dir, select="edges:0_1", method="ga", run_id="written")
+    run_audit(store, req, report=lambda _: None)
+    rows = store.read("MATCH (r:Run {key: 'written'})-[:HAS_RESULT]->(x:EdgeResult) "
+                      "RETURN x.edge AS edge, x.role AS role, x.key AS key, x.rouge1_before AS before, "
+                      "x.rouge1_after AS after, size(x.answers_after) AS answers, x.edge_degree AS degree")
+    raw = json.loads(files["run"].read_text())
+    expected_edges = {f"small/{e}" for e in {r["edge"] for r in raw}}
+    assert {r["edge"] for r in rows} == expected_edges
+    assert {r["edge"]: r["role"] for r in rows}["small/0_1"] == "forget"
+    assert Counter(r["role"] for r in rows) == {"forget": 1, "retain": 4}
+    assert all(r["key"] == f"written/{r['edge']}" and r["answers"] == 20 for r in rows)
+    assert all(r["before"] is not None and r["after"] is not None for r in rows)
+    # edge degree by hand: 0_1 touches hub 0 (degree 4) and 1 (degree 2): 4 + 2 - 1
+    assert {r["edge"]: r["degree"] for r in rows}["small/0_1"] == 5
+
+    run = store.read("MATCH (r:Run {key: 'written'}) RETURN r AS run")[0]["run"]
+    assert run["status"] == "done" and run["method"] == "ga" and run["mode"] == "joint"
+    assert run["forget_edges"] == ["small/0_1"] and run["selector"] == "edges:0_1"
+    assert run["prompt_version"] == "qa_prompt.v1" and run["templates"] == "pistol.v1"
+    assert run["seed"] == 0 and run["code_version"] and run["started_at"] <= run["ended_at"]
+    assert json.loads(run["unlearn_config"])["epochs"] == FAST["epochs"]
+    forget, retain = qa_mean(store, "written", "forget", "after"), qa_mean(store, "written", "retain", "after")
+    assert run["deviation_score"] == pytest.approx(100 * math.sqrt(forget ** 2 + (1 - retain) ** 2))
+
+    # the same run id again: complete, nothing duplicated
+    lines = []
+    run_audit(store, req, report=lines.append)
+    assert any("already complete" in line for line in lines)
+    count = store.read("MATCH (x:EdgeResult {run: 'written'}) RETURN count(x) AS n")[0]["n"]
+    assert count == 5
+    # other settings under the same id are refused
+    with pytest.raises(ConfigError, match="already exists with other settings"):
+        run_audit(store, request(cache_dir, select="edges:0_2", method="ga", run_id="written"),
+                  report=lambda _: None)
+
+
+def test_per_edge_sweep(store, graph, cache_dir):
+    outcome = run_audit(store, request(cache_dir, select="bottom-degree:2", method="ga", per_edge=True,
+                                       run_id="sweep"), report=lambda _: None)
+    rows = {r["edge"]: r for r in store.read(
+        "MATCH (x:EdgeResult {run: 'sweep'}) RETURN x.edge AS edge, x.role AS role, x.rouge1_after AS forget, "
+        "x.retain_rouge1_after AS retain, x.deviation_score AS ds, x.retain_edges_after AS others")}
+    # bottom-degree by hand: 0_2, 0_3, 0_4 have degree 4 (hub 4 + leaf 1 - 1); 1_5 has 2 + 1 - 1 = 2;
+    # 0_1 has 5. Lowest two, ties by key: 1_5, 0_2.
+    swept = sorted(k for k, r in rows.items() if r["role"] == "forget")
+    assert swept == ["small/0_2", "small/1_5"]
+    for key in swept:
+        r = rows[key]
+        assert r["ds"] == pytest.approx(100 * math.sqrt(r["forget"] ** 2 + (1 - r["retain"]) ** 2))
+        assert sorted(r["others"]) == sorted(set(rows) - {key})
+    assert all(rows[k]["forget"] is None for k in rows if k not in swept)
+    assert outcome.summary["swept_edges"] == 2
+
+
+# -- resume after a kill --------------------------------------------------------------------------
+def test_a_killed_run_resumes_where_it_stopped(store, graph, cache_dir, store_dir):
+    args = ["--graph", "small", "--select", "edges:0_1", "--method", "npo", "--epochs", "40", "--lr", "1e-3",
+            "--device", "cpu", "--cache-dir", str(cache_dir), "--store", str(store_dir)]
+    checkpoint = cache_dir / "runs" / "killed" / "checkpoint.pt"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "run", *args, "--run-id", "killed"],
+                               cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not checkpoint.exists():
+        assert process.poll() is None, process.stderr.read().decode()[-2000:]
+        assert time.monotonic() < deadline, "no checkpoint within 120 s"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    process.stderr.close()
+
+    state = store.read("MATCH (r:Run {key: 'killed'}) RETURN r.status AS status")[0]
+    assert state["status"] == "running"           # killed: nobody could mark it
+    before = store.read("MATCH (x:EdgeResult {run: 'killed'}) RETURN count(x.rouge1_before) AS b, "
+                        "count(x.rouge1_after) AS a")[0]
+    assert before == {"b": 5, "a": 0}
+
+    result = CliRunner().invoke(cli, ["run", *args, "--run-id", "killed"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "resuming run killed" in result.output
+    assert "resumed unlearning after epoch" in result.output
+    count = store.read("MATCH (x:EdgeResult {run: 'killed'}) RETURN count(x) AS n, count(x.rouge1_after) AS a")[0]
+    assert count == {"n": 5, "a": 5}
+
+    # The resumed run ends where an uninterrupted one does.
+    result = CliRunner().invoke(cli, ["run", *args, "--run-id", "straight"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    answers = {r["run"]: r["a"] for r in store.read(
+        "MATCH (x:EdgeResult) WHERE x.run IN ['killed', 'straight'] AND x.edge = 'small/0_1' "
+        "RETURN x.run AS run, x.answers_after AS a")}
+    assert answers["killed"] == answers["straight"]
+
+
+# -- selectors ------------------------------------------------------------------------------------
+@pytest.fixture()
+def tiers(store, files):
+    write_graph(store, load_pistol(files["tiers"], graph="tiers"))
+    return list(load_graph_edges(store, "tiers"))
+
+
+def _keys(pairs):
+    return sorted(f"tiers/{u}_{v}" for u, v in pairs)
+
+
+def test_selectors_choose_what_they_say(store, tiers, files):
+    def chosen(spec=None, cypher=None, seed=0):
+        return sorted(select(store, "tiers", tiers, spec, cypher, seed).edges)
+
+    # edge degrees by hand: star edges 6 + 1 - 1 = 6; chain 2 + 1 - 1 = 2; triangle 2 + 2 - 1 = 3
+    assert chosen("top-degree:6") == _keys(TIER_EDGES[:6])
+    assert chosen("bottom-degree:2") == _keys(TIER_EDGES[6:8])
+    assert chosen("density:dense:5") == _keys(TIER_EDGES[8:])        # triangle, density 1
+    assert chosen("density:mid:5") == _keys(TIER_EDGES[6:8])         # chain, 2/3
+    assert chosen("density:sparse:6") == _keys(TIER_EDGES[:6])       # star, 2/7
+    assert len(chosen("density:sparse:5")) == 5
+    one = chosen("density:sparse", seed=3)
+    assert len(one) == 1 and one[0] in _keys(TIER_EDGES[:6]) and one == chosen("density:sparse", seed=3)
+    assert chosen("entity:tiers/t2") == _keys([("t1", "t2"), ("t2", "t3")])
+    assert chosen("edges:h_1,tiers/t1_t3") == _keys([("h", "1"), ("t1", "t3")])
+    raw = json.loads(files["tiers"].read_text())
+    assert chosen("domain:sales") == sorted({f"tiers/{r['edge']}" for r in raw})
+    assert chosen(cypher="MATCH (:Entity {graph: $graph})-[f:FACT]->() WHERE f.edge_degree = 3 "
+                         "RETURN f.key AS key") == _keys(TIER_EDGES[8:])
+
+
+@pytest.mark.parametrize("spec, cypher, message", [
+    ("edges:nope_1", None, r"1 selected edge key\(s\) are not edges of graph 'tiers': tiers/nope_1"),
+    ("domain:employment", None, r"the selection 'domain:employment' chose no edge of graph 'tiers'; nothing was run"),
+    ("widest:3", None, r"unknown selector 'widest' .*valid: top-degree, bottom-degree, domain, density, entity, edges"),
+    ("density:thick", None, r"unknown density tier 'thick'; valid: sparse, mid, dense"),
+    ("top-degree:0", None, r"'0' is not a positive whole number"),
+    ("entity:nobody", None, r"no entity of graph 'tiers' has key, label or name 'nobody'"),
+    (None, "MATCH (n:Entity) RETURN n.key AS k", r"--cypher must return a column named key"),
+    (None, None, r"give exactly one of --select SPEC or --cypher QUERY"),
+])
+def test_bad_selections_are_refused_and_nothing_runs(store, tiers, cache_dir, spec, cypher, message):
+    with pytest.raises(ConfigError, match=message):
+        run_audit(store, RunRequest(graph="tiers", select=spec, cypher=cypher, cache_dir=cache_dir, device="cpu"),
+                  report=lambda _: None)
+    assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0
+    assert store.read("MATCH (x:EdgeResult) RETURN count(x) AS n")[0]["n"] == 0
+
+
+# -- the command line -----------------------------------------------------------------------------
+def test_cli_run_edges_and_export(store, graph, cache_dir, store_dir, tmp_path):
+    runner = CliRunner()
+    base = ["--store", str(store_dir)]
+    result = runner.invoke(cli, ["run", "--graph", "small", "--select", "entity:5", "--method", "gd",
+                                 "--epochs", "4", "--lr", "2e-3", "--device", "cpu", "--run-id", "cli-run",
+                                 "--cache-dir", str(cache_dir), *base], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "run cli-run: done" in result.output and "deviation_score" in result.output
+
+    table = runner.invoke(cli, ["edges", "--run", "cli-run", *base], catch_exceptions=False)
+    assert table.exit_code == 0 and "rouge1_after" in table.output and "(5 rows)" in table.output
+
+    out = tmp_path / "r.csv"
+    export = runner.invoke(cli, ["edges", "--run", "cli-run", "--output", str(out), *base], catch_exceptions=False)
+    assert export.exit_code == 0
+    import pandas as pd
+
+    frame = pd.read_csv(out)
+    assert len(frame) == 5 and {"edge", "role", "rouge1_before", "rouge1_after", "answers_after"} <= set(frame.columns)
+    assert frame.set_index("edge").loc["small/1_5", "role"] == "forget"   # entity 5's one contract
+    assert len(json.loads(frame["answers_after"][0])) == 20
+
+    listing = runner.invoke(cli, ["runs", *base], catch_exceptions=False)
+    assert "cli-run" in listing.output and "done" in listing.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--select", "edges:0_1", "--method-option", "gamma=1"], "method ga has no option 'gamma'; valid: (none)"),
+    (["--select", "edges:0_1", "--method", "npo", "--method-option", "beta=x"],
+     "method npo option beta='x': expected a float"),
+    (["--select", "edges:0_1", "--retain", "some"], "--retain 'some' is not known; valid: all, neighbours, sample:N"),
+    (["--select", "edges:0_1", "--model", "./no/such/model"], "model folder './no/such/model' does not exist"),
+    (["--select", "edges:0_1", "--model", "scratch:huge"], "unknown scratch size 'huge'; valid: tiny, small, base"),
+    (["--select", "edges:0_1", "--lora-targets", "nope_proj"], "LoRA adapters do not fit this model"),
+])
+def test_cli_errors_are_one_line(store, graph, cache_dir, store_dir, args, message):
+    result = CliRunner().invoke(cli, ["run", "--graph", "small", "--method", "ga", "--epochs", "1", "--device", "cpu",
+                                      "--cache-dir", str(cache_dir), "--store", str(store_dir), *args])
+    assert result.exit_code == 1
+    assert f"Error: {message}" in result.output
+
+
+def test_edges_run_unknown_and_bad_export(store, store_dir):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["edges", "--run", "nope", "--store", str(store_dir)])
+    assert result.exit_code == 1 and "Error: no run 'nope'; `audit runs` lists them" in result.output
+    result = runner.invoke(cli, ["edges", "--output", "x.xlsx", "--store", str(store_dir)])
+    assert result.exit_code == 1 and "must end in .csv or .parquet" in result.output
