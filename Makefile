@@ -1,5 +1,6 @@
 # The two commands of the README:
-#   make demo   set up .venv, generate a PISTOL graph, build it on the embedded engine, print its edges
+#   make demo   set up .venv, generate a PISTOL graph, build it on the embedded engine, print its edges,
+#               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU)
 #   make test   set up .venv and run the test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +12,9 @@ DEMO   := out/demo_pistol.json
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# torch first, pinned: pip then takes the local CPU build instead of pulling CUDA packages.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
@@ -19,10 +22,13 @@ install: $(VENV)/.installed
 
 demo: install
 	mkdir -p out
-	$(BIN)/audit generate pistol --topology barabasi_albert --nodes 40 --m 2 \
+	$(BIN)/audit generate pistol --topology barabasi_albert --nodes 8 --m 2 \
 		--employment-fraction 0.3 --seed 1 --output $(DEMO)
 	$(BIN)/audit build --pistol $(DEMO) --graph demo --replace
 	$(BIN)/audit edges --graph demo
+	$(BIN)/audit runs demo-npo --delete >/dev/null 2>&1 || true
+	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --epochs 10 --lr 1e-3 --run-id demo-npo
+	$(BIN)/audit edges --run demo-npo
 
 test: install
 	$(BIN)/python -m pytest
