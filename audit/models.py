@@ -83,13 +83,18 @@ def load_tokenizer(path: str):
     return tokenizer
 
 
-def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = False):
-    from transformers import AutoModelForCausalLM
-
+def check_model_path(path: str) -> None:
+    """Refuse a local model path that does not exist (a bare name may still be a hub id)."""
     local = Path(path)
     if (local.is_absolute() or path.startswith(".")) and not local.exists():
         raise ConfigError(f"model folder {path!r} does not exist; give a Hugging Face model folder "
                           "(config.json + weights), a hub id, or scratch[:SIZE]")
+
+
+def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = False):
+    from transformers import AutoModelForCausalLM
+
+    check_model_path(path)
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
     except (OSError, ValueError) as e:

@@ -30,7 +30,8 @@ from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.inject import inject, load_injected_model
 from audit.methods import method_class
-from audit.models import select_hardware
+from audit.models import check_model_path, select_hardware
+from audit.scratch import parse_scratch
 from audit.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.selectors import select
 from audit.unlearn import Unlearner
@@ -86,6 +87,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     utility = load_utility(request.utility) if request.utility else []
     refusal_version, refusals = load_refusals(request.idk) if method.uses_refusal else (None, [])
     hardware = select_hardware(request.device)
+    if parse_scratch(request.model) is None:
+        check_model_path(request.model)
 
     settings = {
         "graph": request.graph, "graph_sha256": graph_info["sha256"], "selector": selection.spec,

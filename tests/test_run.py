@@ -297,7 +297,7 @@ def test_cli_run_edges_and_export(store, graph, cache_dir, store_dir, tmp_path):
      "method npo option beta='x': expected a float"),
     (["--select", "edges:0_1", "--retain", "some"], "--retain 'some' is not known; valid: all, neighbours, sample:N"),
     (["--select", "edges:0_1", "--model", "./no/such/model"], "model folder './no/such/model' does not exist"),
-    (["--select", "edges:0_1", "--model", "scratch:huge"], "unknown scratch size 'huge'; valid: tiny, small, base"),
+    (["--select", "edges:0_1", "--model", "scratch:huge"], "--model 'scratch:huge': unknown scratch size 'huge'; valid: tiny, small, base"),
     (["--select", "edges:0_1", "--lora-targets", "nope_proj"], "LoRA adapters do not fit this model"),
 ])
 def test_cli_errors_are_one_line(store, graph, cache_dir, store_dir, args, message):
@@ -305,6 +305,9 @@ def test_cli_errors_are_one_line(store, graph, cache_dir, store_dir, args, messa
                                       "--cache-dir", str(cache_dir), "--store", str(store_dir), *args])
     assert result.exit_code == 1
     assert f"Error: {message}" in result.output
+    if "LoRA" not in message:   # refused before anything ran: no run node
+        assert "starting run" not in result.output
+        assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0
 
 
 def test_edges_run_unknown_and_bad_export(store, store_dir):
