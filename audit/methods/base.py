@@ -36,14 +36,24 @@ class Method:
     name: ClassVar[str]
     title: ClassVar[str]
     config_class: ClassVar[type]
-    uses_retain: ClassVar[bool] = False
     uses_refusal: ClassVar[bool] = False
 
     def __init__(self, config=None):
         self.config = config if config is not None else self.config_class()
 
+    @property
+    def uses_retain(self) -> bool:
+        """A method trains on paired retain QA pairs when its config gives them weight."""
+        return getattr(self.config, "retain_weight", 0.0) > 0
+
     def loss(self, model, batch: UnlearnBatch) -> torch.Tensor:
         raise NotImplementedError
+
+    def plus_retain_nll(self, model, batch: UnlearnBatch, loss: torch.Tensor) -> torch.Tensor:
+        """``loss + retain_weight * NLL(retain)``: gradient difference's retain term, which
+        the NPO paper also adds to NPO ("NPO+RT") and which applies to any forget-only loss."""
+        weight = getattr(self.config, "retain_weight", 0.0)
+        return loss + weight * self.nll(model, batch.retain) if weight > 0 else loss
 
     # -- shared pieces -------------------------------------------------------------------------
     @staticmethod

@@ -23,10 +23,6 @@ class DirectPreference(Method):
     config_class = DPOConfig
     uses_refusal = True
 
-    @property
-    def uses_retain(self):
-        return self.config.retain_weight > 0
-
     def loss(self, model, batch: UnlearnBatch):
         beta = self.config.beta
         chosen, _ = self.answer_logprob(model, batch.refusal)
@@ -36,6 +32,4 @@ class DirectPreference(Method):
         # Eq. 7: -log sigma(beta * [log pi(y_w|x)/pi_ref(y_w|x) - log pi(y_l|x)/pi_ref(y_l|x)])
         margin = beta * ((chosen - chosen_ref) - (rejected - rejected_ref))
         loss = -F.logsigmoid(margin).mean()
-        if self.config.retain_weight > 0:
-            loss = loss + self.config.retain_weight * self.nll(model, batch.retain)
-        return loss
+        return self.plus_retain_nll(model, batch, loss)

@@ -17,8 +17,7 @@ class GradientDifference(Method):
     name = "gd"
     title = "gradient difference"
     config_class = GDConfig
-    uses_retain = True
 
     def loss(self, model, batch: UnlearnBatch):
         # L = -NLL(forget) + lambda * NLL(retain)
-        return -self.nll(model, batch.forget) + self.config.retain_weight * self.nll(model, batch.retain)
+        return self.plus_retain_nll(model, batch, -self.nll(model, batch.forget))

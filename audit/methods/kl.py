@@ -17,9 +17,9 @@ class KLMinimization(Method):
     name = "kl"
     title = "KL minimisation"
     config_class = KLConfig
-    uses_retain = True
 
     def loss(self, model, batch: UnlearnBatch):
         # L = -NLL(forget) + lambda * KL(p_injected(.|retain) || p_theta(.|retain)), per answer token;
         # the injected model is the reference (adapters disabled).
-        return -self.nll(model, batch.forget) + self.config.retain_weight * answer_kl(model, batch.retain)
+        loss = -self.nll(model, batch.forget)
+        return loss + self.config.retain_weight * answer_kl(model, batch.retain) if self.uses_retain else loss

@@ -22,10 +22,6 @@ class NegativePreference(Method):
     title = "negative preference optimisation"
     config_class = NPOConfig
 
-    @property
-    def uses_retain(self):
-        return self.config.retain_weight > 0
-
     def loss(self, model, batch: UnlearnBatch):
         beta = self.config.beta
         logprob, _ = self.answer_logprob(model, batch.forget)
@@ -33,6 +29,4 @@ class NegativePreference(Method):
         # Eq. 3: L = (2/beta) * E[log(1 + (pi_theta(y|x) / pi_ref(y|x))^beta)]
         #          = -(2/beta) * E[log sigma(-beta * log(pi_theta / pi_ref))]
         loss = -(2.0 / beta) * F.logsigmoid(-beta * log_ratio).mean()
-        if self.config.retain_weight > 0:
-            loss = loss + self.config.retain_weight * self.nll(model, batch.retain)
-        return loss
+        return self.plus_retain_nll(model, batch, loss)

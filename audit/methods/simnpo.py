@@ -23,15 +23,9 @@ class SimpleNegativePreference(Method):
     title = "SimNPO"
     config_class = SimNPOConfig
 
-    @property
-    def uses_retain(self):
-        return self.config.retain_weight > 0
-
     def loss(self, model, batch: UnlearnBatch):
         beta, gamma = self.config.beta, self.config.gamma
         logprob, length = self.answer_logprob(model, batch.forget)
         # Eq. 4: L = -(2/beta) * E[log sigma(-(beta/|y|) * log pi_theta(y|x) - gamma)]
         loss = -(2.0 / beta) * F.logsigmoid(-(beta / length.clamp(min=1)) * logprob - gamma).mean()
-        if self.config.retain_weight > 0:
-            loss = loss + self.config.retain_weight * self.nll(model, batch.retain)
-        return loss
+        return self.plus_retain_nll(model, batch, loss)
