@@ -65,6 +65,9 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenize
 
 def build_scratch(size: str, texts: list[str], out_dir: Path, seed: int) -> Path:
     """Train the tokenizer, build a randomly initialised model of ``size``, save both."""
+    from audit.models import quiet_transformers
+
+    quiet_transformers()
     spec = SIZES[size]
     tokenizer = train_tokenizer(texts, spec.vocab_size)
     config = LlamaConfig(
