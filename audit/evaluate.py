@@ -102,7 +102,7 @@ def evaluate(model, encoder: QAEncoder, examples: list[QAExample], batch_size: i
         return []
     model.eval()
     encoded = [encoder.encode(e.question, e.answer) for e in examples]
-    max_new = max_new_tokens or max_new_tokens_for(encoded)
+    max_new = max_new_tokens if max_new_tokens is not None else max_new_tokens_for(encoded)
     answers = generate_answers(model, encoder, [e.prompt_ids for e in encoded], max_new, batch_size,
                                progress and f"{progress}: generate")
     scores = score_answers(model, encoder, encoded, batch_size, progress and f"{progress}: score")

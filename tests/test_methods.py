@@ -80,6 +80,16 @@ def test_registry_has_six_methods_and_refuses_others():
         method_class("rmu")
 
 
+@pytest.mark.parametrize("name, options, message", [
+    ("gd", {"retain_weight": -1.0}, "method gd option retain_weight=-1.0: must be zero or more"),
+    ("npo", {"beta": 0.0}, "method npo option beta=0.0: must be positive"),
+])
+def test_bad_method_settings_are_refused(name, options, message):
+    cls = method_class(name)
+    with pytest.raises(ConfigError, match=message):
+        cls(cls.config_class(**options))
+
+
 def test_losses_at_the_reference_point(setup):
     model, batch = setup
     nll_f, nll_r = loop_nll(model, batch.forget), loop_nll(model, batch.retain)

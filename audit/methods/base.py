@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from audit.encoding import IGNORE
+from graphstore.errors import ConfigError
 
 
 @dataclass
@@ -40,6 +41,11 @@ class Method:
 
     def __init__(self, config=None):
         self.config = config if config is not None else self.config_class()
+        for name in ("retain_weight", "beta"):
+            value = getattr(self.config, name, None)
+            if value is not None and (value < 0 or (name == "beta" and value == 0)):
+                raise ConfigError(f"method {self.name} option {name}={value}: must be "
+                                  f"{'positive' if name == 'beta' else 'zero or more'}")
 
     @property
     def uses_retain(self) -> bool:
