@@ -184,6 +184,7 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
             R.write_results(store, run, [{"edge": k, **_phase(v, qa, "after")} for k, (v, qa) in _by_edge(scores).items()])
             R.update_run(store, run, unlearn_steps=stats.steps, unlearn_tokens=stats.tokens,
                          unlearn_seconds=round(stats.seconds, 2), unlearn_tokens_per_second=round(stats.tokens_per_second, 1),
+                         unlearn_forget_pairs_per_second=round(stats.forget_pairs_per_second, 2),
                          final_loss=stats.final_loss,
                          utility_rouge1_after=_mean_rouge1(evaluate(utility, "utility after")) if utility else None)
             (run_dir / "checkpoint.pt").unlink(missing_ok=True)

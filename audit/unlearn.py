@@ -35,7 +35,8 @@ ADAPTER = "unlearn"
 class UnlearnStats:
     epochs: int
     steps: int
-    tokens: int
+    tokens: int               # every token fed to the model: forget, paired retain, refusals
+    forget_pairs: int         # forget QA pairs processed (the same work for every method)
     seconds: float
     final_loss: float
     resumed_from_epoch: int
@@ -43,6 +44,11 @@ class UnlearnStats:
     @property
     def tokens_per_second(self) -> float:
         return self.tokens / self.seconds if self.seconds else 0.0
+
+    @property
+    def forget_pairs_per_second(self) -> float:
+        """Comparable across methods, unlike tokens/s (gd and kl feed retain tokens too)."""
+        return self.forget_pairs / self.seconds if self.seconds else 0.0
 
 
 def add_adapters(model, config: UnlearnConfig):
@@ -102,7 +108,7 @@ class Unlearner:
         if checkpoint is not None and checkpoint.exists():
             start_epoch = self._load_checkpoint(checkpoint, optimizer, schedule)
         pairing = pairing_log.open("a", encoding="utf-8") if pairing_log else None
-        tokens, steps, loss_value = 0, 0, float("nan")
+        tokens, steps, pairs, loss_value = 0, 0, 0, float("nan")
         started = time.perf_counter()
         self.model.train()
         try:
@@ -122,6 +128,7 @@ class Unlearner:
                         tokens += sum(int(part["attention_mask"].sum()) for part in
                                       (batch.forget, batch.retain, batch.refusal) if part is not None)
                         steps += 1
+                        pairs += len(rows)
                         if (step + 1) % cfg.grad_accum == 0 or step + 1 == len(forget_batches):
                             optimizer.step()
                             schedule.step()
@@ -135,7 +142,7 @@ class Unlearner:
             if pairing:
                 pairing.close()
         self.model.eval()
-        return UnlearnStats(cfg.epochs, steps, tokens, time.perf_counter() - started, loss_value, start_epoch)
+        return UnlearnStats(cfg.epochs, steps, tokens, pairs, time.perf_counter() - started, loss_value, start_epoch)
 
     def _pair(self, forget_batch, rows, forget, forget_enc, retain, retain_enc, refusals, epoch, step):
         """The retain sample and refusals paired with one forget batch: a pure function of
