@@ -32,7 +32,7 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--graph", "graph_name", required=True, metavar="NAME", help="The graph to audit (audit status lists them).")
 @click.option("--select", "selector", metavar="SPEC",
               help=f"Named selector: {', '.join(SELECTORS)}; e.g. top-degree:3, bottom-degree:1, domain:sales, "
-                   "density:dense:2, entity:'Jzrcws SA', edges:A_B,A_C. See docs/selectors.md.")
+                   "density:dense:2, entity:'Jzrcws SA', edges:A_B,A_C. See docs/runs.md.")
 @click.option("--cypher", metavar="QUERY", help="Any read-only Cypher returning a column `key` of edge keys; $graph is set.")
 @click.option("--method", default="npo", show_default=True, type=click.Choice(sorted(METHODS), case_sensitive=False),
               help="Unlearning method.")

@@ -173,7 +173,7 @@ ORDER BY type
 
 # -- audits: the edges an audit reads, and the named forget-set selectors -------------------
 # Each selector returns one column, `key`, of edge keys; `audit run --cypher` takes any query
-# that does the same. See docs/selectors.md.
+# that does the same. See docs/runs.md.
 AUDIT_EDGES = """
 MATCH (:Entity {graph: $graph})-[f:FACT]->(:Entity)
 RETURN f.key AS key, f.head_key AS head_key, f.tail_key AS tail_key, f.domain AS domain,
