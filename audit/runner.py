@@ -220,7 +220,9 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
         checkpoint.unlink(missing_ok=True)
         report(f"edge {position}/{len(forget)} {edge}: ROUGE-1 {own['rouge1']:.3f}, "
                f"retained {retain_rouge1 if retain_rouge1 is not None else float('nan'):.3f}")
-    return _sweep_summary(R.read_results(store, run))
+    results = R.read_results(store, run)
+    R.write_results(store, run, _damage_per_edge(results))
+    return _sweep_summary(results)
 
 
 # -- rows and summaries ------------------------------------------------------------------------
@@ -265,6 +267,18 @@ def _joint_summary(results: list[dict], run: dict) -> dict:
         if run.get(key) is not None:
             out[key] = run[key]
     return out
+
+
+def _damage_per_edge(results: list[dict]) -> list[dict]:
+    """For every edge, its ROUGE-1 averaged over the sweep's unlearnings of *other* edges:
+    where the damage to retained facts fell. Read from the stored per-unlearning lists, so a
+    resumed sweep gives the same answer."""
+    seen: dict[str, list[float]] = {}
+    for r in results:
+        for edge, value in zip(r.get("retain_edges_after") or [], r.get("retain_rouge1_by_edge") or []):
+            seen.setdefault(edge, []).append(value)
+    return [{"edge": edge, "retained_rouge1_after": M.mean(values), "retained_in_unlearnings": len(values)}
+            for edge, values in seen.items()]
 
 
 def _sweep_summary(results: list[dict]) -> dict:

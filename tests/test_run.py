@@ -173,6 +173,19 @@ def test_per_edge_sweep(store, graph, cache_dir):
         assert sorted(r["others"]) == sorted(set(rows) - {key})
     assert all(rows[k]["forget"] is None for k in rows if k not in swept)
     assert outcome.summary["swept_edges"] == 2
+    # damage per edge: its ROUGE-1 averaged over the unlearnings of the other swept edges
+    damage = {r["edge"]: r for r in store.read(
+        "MATCH (x:EdgeResult {run: 'sweep'}) RETURN x.edge AS edge, x.retained_rouge1_after AS mean, "
+        "x.retained_in_unlearnings AS n, x.rouge1_qa_after AS qa")}
+    by_edge = {}
+    for key in swept:
+        values = store.read("MATCH (x:EdgeResult {key: $k}) RETURN x.retain_edges_after AS e, "
+                            "x.retain_rouge1_by_edge AS v", k=f"sweep/{key}")[0]
+        for e, v in zip(values["e"], values["v"]):
+            by_edge.setdefault(e, []).append(v)
+    for edge, values in by_edge.items():
+        assert damage[edge]["n"] == len(values) and damage[edge]["mean"] == pytest.approx(sum(values) / len(values))
+    assert damage["small/0_1"]["n"] == 2 and damage["small/1_5"]["n"] == 1
 
 
 # -- resume after a kill --------------------------------------------------------------------------
