@@ -113,10 +113,18 @@ def evaluate(model, encoder: QAEncoder, examples: list[QAExample], batch_size: i
     return out
 
 
-def per_edge(scores: list[QAScore]) -> dict[str, dict[str, float]]:
-    """Mean of every measure over each edge's QA pairs."""
+def group_by_edge(scores: list[QAScore]) -> dict[str, list[QAScore]]:
     grouped: dict[str, list[QAScore]] = {}
     for s in scores:
         grouped.setdefault(s.edge, []).append(s)
-    return {edge: {name: M.mean(s.values[name] for s in items) for name in M.QA_MEASURES}
-            for edge, items in grouped.items()}
+    return grouped
+
+
+def edge_means(items: list[QAScore]) -> dict[str, float]:
+    """Mean of every measure over one edge's QA pairs."""
+    return {name: M.mean(s.values[name] for s in items) for name in M.QA_MEASURES}
+
+
+def per_edge(scores: list[QAScore]) -> dict[str, dict[str, float]]:
+    """Mean of every measure over each edge's QA pairs."""
+    return {edge: edge_means(items) for edge, items in group_by_edge(scores).items()}

@@ -8,7 +8,6 @@ with what to do.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,14 +117,3 @@ def fingerprint(path: str) -> str:
         for f in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
             h.update(f"{f.name}:{f.stat().st_size}".encode())
     return h.hexdigest()[:16]
-
-
-def parameter_count(model) -> int:
-    return sum(p.numel() for p in model.parameters())
-
-
-def describe(model) -> dict:
-    config = model.config
-    return {"architecture": type(model).__name__, "parameters": parameter_count(model),
-            "layers": getattr(config, "num_hidden_layers", None), "hidden_size": getattr(config, "hidden_size", None),
-            "config": json.loads(config.to_json_string())["model_type"]}

@@ -72,7 +72,8 @@ def retain_edges(edges: dict[str, Edge], forget: list[str], scope: str, seed: in
     ``scope``: ``all`` (every other edge), ``neighbours`` (edges sharing an entity with a forget
     edge) or ``sample:N`` (N other edges drawn with ``seed``).
     """
-    others = [k for k in edges if k not in set(forget)]
+    forget_set = set(forget)
+    others = [k for k in edges if k not in forget_set]
     if scope == "all":
         return others
     if scope == "neighbours":

@@ -32,7 +32,7 @@ from audit.inject import inject, load_injected_model
 from audit.methods import method_class
 from audit.models import check_model_path, select_hardware
 from audit.scratch import parse_scratch
-from audit.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
+from audit.qa import Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.selectors import select
 from audit.unlearn import Unlearner
 from graphstore import GraphStore
@@ -171,8 +171,8 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
 
     unlearner = Unlearner(model, encoder, method, request.unlearn, hardware.device)
     retain_qas = [qa for k in train_retain for qa in edges[k].qas]
+    # Writing the before-measures adds no after-measure, so `stored` still says what is done.
     if not request.per_edge:
-        stored = {r["edge"]: r for r in R.read_results(store, run)}
         if not all("rouge1_after" in stored.get(k, {}) for k in edges):
             forget_qas = [qa for k in forget for qa in edges[k].qas]
             stats = unlearner.run(forget_qas, retain_qas, refusals, checkpoint=run_dir / "checkpoint.pt",
@@ -192,8 +192,7 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
 
     # -- per-edge sweep: one unlearning per forget edge, adapters reset in between
     for position, edge in enumerate(forget, 1):
-        done = {r["edge"]: r for r in R.read_results(store, run)}
-        if "rouge1_after" in done.get(edge, {}):
+        if "rouge1_after" in stored.get(edge, {}):
             continue
         unlearner.reset()
         checkpoint = run_dir / f"checkpoint-{edge.replace('/', '_')}.pt"
@@ -233,11 +232,8 @@ def _edge_props(edge: Edge, role: str) -> dict:
 
 
 def _by_edge(scores: list[E.QAScore]) -> dict[str, tuple[dict, list[E.QAScore]]]:
-    grouped: dict[str, list[E.QAScore]] = {}
-    for s in scores:
-        grouped.setdefault(s.edge, []).append(s)
-    means = E.per_edge(scores)
-    return {k: (means[k], sorted(v, key=lambda s: s.index)) for k, v in grouped.items() if k != UTILITY_EDGE}
+    """Per edge: its mean measures, and its QA scores in QA order."""
+    return {k: (E.edge_means(v), sorted(v, key=lambda s: s.index)) for k, v in E.group_by_edge(scores).items()}
 
 
 def _phase(means: dict, qas: list[E.QAScore], phase: str) -> dict:

@@ -50,7 +50,8 @@ def select(store: GraphStore, graph: str, known_edges: list[str], spec: str | No
     else:
         keys = _named(store, graph, known_edges, spec, seed)
         label = spec
-    unknown = [k for k in keys if k not in set(known_edges)]
+    known = set(known_edges)
+    unknown = [k for k in keys if k not in known]
     if unknown:
         raise ConfigError(f"{len(unknown)} selected edge key(s) are not edges of graph {graph!r}: "
                           f"{', '.join(map(str, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}; "
@@ -92,7 +93,8 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
         return [r["key"] for r in store.read(Q.SELECT_ENTITY, entity=found[0]["key"])]
     # edges: full keys, or labels within the graph
     keys = [k.strip() for k in argument.split(",") if k.strip()]
-    return [k if k in set(known_edges) or "/" in k else f"{graph}/{k}" for k in keys]
+    known = set(known_edges)
+    return [k if k in known or "/" in k else f"{graph}/{k}" for k in keys]
 
 
 _EXAMPLES = {"top-degree": "top-degree:3", "bottom-degree": "bottom-degree:3", "domain": "domain:sales",

@@ -27,8 +27,9 @@ from extract.topology import (
 )
 from graphstore.errors import ConfigError, InputDataError
 
+from conftest import pistol_file
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PISTOL_DIR = REPO_ROOT.parent / "shared/data/pistol"
 VALUES_FILE = REPO_ROOT / "extract/data/pistol_values.v1.json"
 
 COMPANY_RE = re.compile(rf"[A-Z][a-z]{{5}} (?:{'|'.join(COMPANY_TYPES)})")
@@ -328,9 +329,7 @@ def test_goods_wrap_around_and_data_input_overrides(tmp_path):
 
 
 def test_original_data_input_is_accepted():
-    original = PISTOL_DIR / "data_input.json"
-    if not original.is_file():
-        pytest.skip(f"{original} not found")
+    original = pistol_file("data_input.json")
     records = generate_pistol(star(5), seed=1, employment_fraction=0.5, data_input=original)
     jobs = json.loads(original.read_text(encoding="utf-8"))["job_pisition"]
     first_job = next(r["answer"] for r in records if r["question"].startswith("What was the job position"))
@@ -353,9 +352,7 @@ def _skeletons(records):
 
 
 def test_questions_reproduce_the_real_pistol_wording():
-    real_file = PISTOL_DIR / "sample_data_1.json"
-    if not real_file.is_file():
-        pytest.skip(f"{real_file} not found")
+    real_file = pistol_file("sample_data_1.json")
     real = json.loads(real_file.read_text(encoding="utf-8"))
     generated = generate_pistol(star(12), seed=3, employment_fraction=0.5)
     assert {r["edge"] for r in generated} and len(_skeletons(real)) == 40
