@@ -1,0 +1,118 @@
+"""Extraction quality of the ``rules`` extractor against REBEL's gold triples, and its speed.
+
+    .venv/bin/python bench/bench_extract.py [--data ../shared/data/rebel/sample.jsonl] [--show N]
+
+Matching (both sides canonicalized the same way: inverse relations swapped, e.g. gold
+``Y contains X`` counts as ``X located in Y``; names through ``normalize_name``, dates as
+dates):
+- strict: same relation id, same normalized head and tail;
+- lenient: same relation id, and head and tail each equal or one's words a contiguous part
+  of the other's ("Oakland" ~ "Oakland, California").
+A predicted triple is correct when it matches a gold triple of the same abstract.
+Precision is over all predicted triples; recall over all gold triples, and over the gold
+triples of the relations the rules produce ("covered").
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import time
+from pathlib import Path
+
+from extract.normalize import canonical, normalize_name, relations, resolve_short_mentions
+from extract.rules import RulesExtractor
+
+
+def key(head, relation, tail):
+    head, relation, tail = canonical(head, relation, tail)
+    return normalize_name(head), relation, normalize_name(tail)
+
+
+def contains(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    wa, wb = a.split(), b.split()
+    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    n = len(short)
+    return n > 0 and any(long[i:i + n] == short for i in range(len(long) - n + 1))
+
+
+def lenient(p, g) -> bool:
+    return p[1] == g[1] and contains(p[0], g[0]) and contains(p[2], g[2])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(Path(__file__).parents[1] / "../shared/data/rebel/sample.jsonl"))
+    parser.add_argument("--show", type=int, default=0, help="print N false positives and N misses")
+    args = parser.parse_args()
+    docs = [json.loads(line) for line in open(args.data, encoding="utf-8")]
+    extractor = RulesExtractor()
+    known = relations()
+
+    start = time.perf_counter()
+    predicted, sentences = [], 0
+    for doc in extractor.nlp.pipe([d["text"] for d in docs], batch_size=64):
+        sents = list(doc.sents)
+        sentences += len(sents)
+        predicted.append(resolve_short_mentions(extractor.extract_sentences(doc, [(s, "p") for s in sents])))
+    elapsed = time.perf_counter() - start
+
+    tp_strict = tp_lenient = 0
+    per_rel = collections.defaultdict(lambda: [0, 0, 0, 0])  # predicted, correct(lenient), gold, found(lenient)
+    gold_total = covered_gold = covered_found = 0
+    produced = {t.relation for triples in predicted for t in triples}
+    false_pos, misses = [], []
+    for d, triples in zip(docs, predicted):
+        gold = set()
+        for t in d["triples"]:
+            rel = t["predicate"]["uri"]
+            gold.add(key(t["subject"]["surfaceform"], rel, t["object"]["surfaceform"]))
+        pred = {key(t.head, t.relation, t.tail) for t in triples}
+        gold_total += len(gold)
+        for p in pred:
+            rel = p[1]
+            per_rel[rel][0] += 1
+            if p in gold:
+                tp_strict += 1
+            if any(lenient(p, g) for g in gold):
+                tp_lenient += 1
+                per_rel[rel][1] += 1
+            elif len(false_pos) < args.show:
+                false_pos.append((d["title"], p))
+        for g in gold:
+            per_rel[g[1]][2] += 1
+            hit = any(lenient(p, g) for p in pred)
+            if hit:
+                per_rel[g[1]][3] += 1
+            if g[1] in produced:
+                covered_gold += 1
+                covered_found += hit
+                if not hit and len(misses) < args.show:
+                    misses.append((d["title"], g))
+    n_pred = sum(len({key(t.head, t.relation, t.tail) for t in ts}) for ts in predicted)
+    found_lenient = sum(v[3] for v in per_rel.values())
+    print(f"abstracts {len(docs)}, sentences {sentences}, gold triples {gold_total}, predicted {n_pred}")
+    print(f"speed: {sentences / elapsed:,.0f} sentences/s ({elapsed:.1f} s, pipeline + frames, 1 process)")
+    print(f"precision strict {tp_strict / max(n_pred, 1):.3f}  lenient {tp_lenient / max(n_pred, 1):.3f}")
+    print(f"recall (all gold) lenient {found_lenient / gold_total:.3f}; "
+          f"over relations the rules produce ({covered_gold} gold) {covered_found / max(covered_gold, 1):.3f}")
+    print("\n| relation | label | predicted | precision | gold | recall |")
+    print("|---|---|---:|---:|---:|---:|")
+    for rel, (n_p, ok, n_g, found) in sorted(per_rel.items(), key=lambda kv: -max(kv[1][0], kv[1][2])):
+        if n_p == 0 and n_g < 10:
+            continue
+        label = known[rel].label if rel in known else ""
+        prec = f"{ok / n_p:.2f}" if n_p else "-"
+        rec = f"{found / n_g:.2f}" if n_g else "-"
+        print(f"| {rel} | {label} | {n_p} | {prec} | {n_g} | {rec} |")
+    for title, p in false_pos:
+        print("FP", title, p)
+    for title, g in misses:
+        print("MISS", title, g)
+
+
+if __name__ == "__main__":
+    main()
