@@ -28,11 +28,12 @@ from audit import metrics as M
 from audit import results as R
 from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict
 from audit.encoding import PROMPT_VERSION, QAEncoder
+from audit.equivalence import load_judge
 from audit.inject import inject, load_injected_model
 from audit.methods import method_class
 from audit.models import check_model_path, select_hardware
 from audit.scratch import parse_scratch
-from audit.qa import Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
+from audit.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.selectors import select
 from audit.unlearn import Unlearner
 from graphstore import GraphStore
@@ -59,6 +60,7 @@ class RunRequest:
     run_id: str | None = None
     device: str = "auto"
     eval_batch_size: int = E.DEFAULT_BATCH_SIZE
+    equivalence: str | None = "embedding"   # judge of semantically equivalent answers; None: off
     cache_dir: Path = Path(".audit/cache")
     injection: InjectionConfig = field(default_factory=InjectionConfig)
     unlearn: UnlearnConfig = field(default_factory=UnlearnConfig)
@@ -89,6 +91,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     hardware = select_hardware(request.device)
     if parse_scratch(request.model) is None:
         check_model_path(request.model)
+    judge = load_judge(request.equivalence) if request.equivalence else None
 
     settings = {
         "graph": request.graph, "graph_sha256": graph_info["sha256"], "selector": selection.spec,
@@ -98,6 +101,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "utility": str(request.utility) if request.utility else None,
         "utility_sha256": _sha256(request.utility) if request.utility else None,
         "refusals": refusal_version, "per_edge": request.per_edge, "prompt_version": PROMPT_VERSION,
+        "equivalence": judge.version if judge else None,
     }
     settings_sha256 = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
     run = request.run_id or f"{request.graph}-{method.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
@@ -122,7 +126,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
            f"of {request.graph} ({len(edges)} edges), model {request.model}, {hardware.label}")
     try:
         summary = _execute(store, run, run_dir, request, method, edges, forget, train_retain, utility,
-                           refusals, hardware, graph_info, report)
+                           refusals, hardware, graph_info, report, judge)
     except KeyboardInterrupt:
         R.update_run(store, run, status=R.INTERRUPTED, ended_at=R.now())
         raise
@@ -139,7 +143,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
 
 
 def _execute(store, run, run_dir, request, method, edges, forget, train_retain, utility, refusals,
-             hardware, graph_info, report) -> dict:
+             hardware, graph_info, report, judge) -> dict:
     injected = inject(request.model, request.graph, graph_info["sha256"], edges, request.injection,
                       hardware, request.cache_dir)
     info = injected.info
@@ -155,7 +159,13 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
     all_qas = [qa for edge in edges.values() for qa in edge.qas]
 
     def evaluate(examples: list[QAExample], label: str) -> list[E.QAScore]:
-        return E.evaluate(model, encoder, examples, request.eval_batch_size, progress=label)
+        scores = E.evaluate(model, encoder, examples, request.eval_batch_size, progress=label)
+        if judge is not None and examples and examples[0].edge != UTILITY_EDGE:
+            references = {(qa.edge, qa.index): qa.answer for qa in examples}
+            verdicts = judge.equivalent([(s.generated, references[(s.edge, s.index)]) for s in scores])
+            for score, same in zip(scores, verdicts):
+                score.values["semantic_match"] = float(same)
+        return scores
 
     # -- before: the injected model (written once; a resumed run reuses it)
     stored = {r["edge"]: r for r in R.read_results(store, run)}
@@ -239,7 +249,22 @@ def _by_edge(scores: list[E.QAScore]) -> dict[str, tuple[dict, list[E.QAScore]]]
 def _phase(means: dict, qas: list[E.QAScore], phase: str) -> dict:
     return {**{f"{name}_{phase}": means[name] for name in M.QA_MEASURES},
             f"answers_{phase}": [s.generated for s in qas],
-            f"rouge1_qa_{phase}": [s.values["rouge1"] for s in qas]}
+            f"rouge1_qa_{phase}": [s.values["rouge1"] for s in qas],
+            **_memorization(qas, phase)}
+
+
+def _memorization(qas: list[E.QAScore], phase: str) -> dict:
+    """Knowledge memorization cases of one edge (HANKER): answers with ROUGE-1 recall 1, answers
+    the equivalence judge finds semantically equivalent, and answers that are either."""
+    exact = [s.values["rouge1"] >= 1.0 for s in qas]
+    out = {f"memorized_rouge1_{phase}": sum(exact)}
+    if qas and "semantic_match" in qas[0].values:
+        semantic = [s.values["semantic_match"] >= 1.0 for s in qas]
+        out[f"memorized_semantic_{phase}"] = sum(semantic)
+        out[f"memorized_{phase}"] = sum(a or b for a, b in zip(exact, semantic))
+    else:
+        out[f"memorized_{phase}"] = sum(exact)
+    return out
 
 
 def _mean_rouge1(scores: list[E.QAScore]) -> float | None:
@@ -258,6 +283,8 @@ def _joint_summary(results: list[dict], run: dict) -> dict:
         out[f"forget_rouge1_{phase}"] = forget
         out[f"retain_rouge1_{phase}"] = retain
         out[f"deviation_score_{phase}"] = M.deviation_score(forget, retain if retain is not None else 1.0)
+        out[f"forget_memorized_{phase}"] = sum(r.get(f"memorized_{phase}") or 0 for r in results
+                                               if r.get("role") == "forget")
     out["deviation_score"] = out["deviation_score_after"]
     for key in ("utility_rouge1_before", "utility_rouge1_after"):
         if run.get(key) is not None:
@@ -291,7 +318,7 @@ def _sweep_summary(results: list[dict]) -> dict:
 
 def _summary(run: dict) -> dict:
     keys = ("forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before", "retain_rouge1_after",
-            "deviation_score", "utility_rouge1_before", "utility_rouge1_after", "swept_edges")
+            "forget_memorized_before", "forget_memorized_after", "deviation_score", "utility_rouge1_before", "utility_rouge1_after", "swept_edges")
     return {k: run[k] for k in keys if run.get(k) is not None}
 
 

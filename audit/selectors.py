@@ -11,6 +11,8 @@ A selector is written as ``NAME:ARGUMENT`` on the command line and stored that w
 | ``density:TIER[:N]`` | N (default 1) random edges, seeded, of component-density tier ``sparse`` / ``mid`` / ``dense`` |
 | ``entity:E`` | every edge touching entity E (key, label or name): a right-to-be-forgotten request |
 | ``edges:K1,K2,...`` | these edge keys (``<graph>/<label>``, or the label alone) |
+| ``audit-set`` | text graphs: the forget facts the retain corpus does not also state |
+| ``split:S`` | every edge of split ``forget`` or ``retain`` |
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from graphstore.errors import ConfigError
 
 DENSITY_TIERS = ("sparse", "mid", "dense")
 DENSITY_LOW, DENSITY_HIGH = 1 / 3, 2 / 3
-SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edges")
+SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edges", "audit-set", "split")
+SPLITS = ("forget", "retain")
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,14 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
     if name not in SELECTORS:
         raise ConfigError(f"unknown selector {name!r} in --select {spec!r}; valid: "
                           f"{', '.join(SELECTORS)} (e.g. top-degree:3, density:dense:2, entity:'Jzrcws SA')")
+    if name == "audit-set":
+        return [r["key"] for r in store.read(Q.SELECT_AUDIT_SET, graph=graph)]
     if not argument:
         raise ConfigError(f"--select {spec!r}: {name} needs an argument, e.g. {_EXAMPLES[name]}")
+    if name == "split":
+        if argument not in SPLITS:
+            raise ConfigError(f"--select {spec!r}: unknown split {argument!r}; valid: {', '.join(SPLITS)}")
+        return [r["key"] for r in store.read(Q.SELECT_SPLIT, graph=graph, split=argument)]
     if name in ("top-degree", "bottom-degree"):
         k = _count(spec, argument)
         query = Q.SELECT_TOP_DEGREE if name == "top-degree" else Q.SELECT_BOTTOM_DEGREE
@@ -98,7 +107,8 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
 
 
 _EXAMPLES = {"top-degree": "top-degree:3", "bottom-degree": "bottom-degree:3", "domain": "domain:sales",
-             "density": "density:dense:2", "entity": "entity:'Jzrcws SA'", "edges": "edges:A_B,A_C"}
+             "density": "density:dense:2", "entity": "entity:'Jzrcws SA'", "edges": "edges:A_B,A_C",
+             "split": "split:forget"}
 
 
 def _count(spec: str, text: str) -> int:

@@ -9,37 +9,56 @@ import click
 
 from graphstore import GraphStore
 from cli.common import connection_options
+from cli.build_text import build_text, text_options
 from extract.pistol_load import load_pistol
 from graphstore.ingest import write_graph
 
 PROGRESS_MIN_FACTS = 5000  # smaller builds finish before a bar would be worth drawing
+FILE = click.Path(dir_okay=False, path_type=Path)
 
 
 @click.command()
-@click.option("--pistol", "pistol_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--pistol", "pistol_files", multiple=True, type=FILE,
               metavar="FILE", help="A PISTOL QA dataset ([{question, answer, edge}, ...]); repeatable.")
+@click.option("--forget", "forget_files", multiple=True, type=FILE, metavar="FILE",
+              help="A text corpus whose facts must be forgotten (.txt, .jsonl, .json); repeatable.")
+@click.option("--retain", "retain_files", multiple=True, type=FILE, metavar="FILE",
+              help="A text corpus whose facts must be kept; repeatable. With --forget.")
 @click.option("--graph", "graph_name", default=None, metavar="NAME",
-              help="Graph name (default: the file name without extension). Only with one file.")
+              help="Graph name (default: the file name without extension). One PISTOL file, or "
+                   "the one graph that text corpora become.")
 @click.option("--split", type=click.Choice(["retain", "forget"]), default="retain", show_default=True,
-              help="The forget/retain split recorded on every edge of these files.")
+              help="PISTOL: the forget/retain split recorded on every edge of these files.")
 @click.option("--replace", is_flag=True,
               help="Replace a graph of the same name that holds different content.")
+@text_options
 @connection_options
-def build(pistol_files, graph_name, split, replace, settings):
+def build(pistol_files, forget_files, retain_files, graph_name, split, replace, settings, **text):
     """Load datasets into the graph, then recompute degrees, components and densities.
 
-    Every file becomes one graph, written in one transaction with its structure: a bad
-    file is refused with the file and record named, and the graph stays as it was.
-    Loading the same file again changes nothing.
+    PISTOL files: every file becomes one graph. Text corpora (--forget/--retain): all of
+    them become one graph of passages, entities and facts, with facts the retain corpus
+    also states marked redundant, and template questions on every fact (docs/text.md).
+    Every graph is written in one transaction with its structure: a bad file is refused
+    with the file and record named, and the graph stays as it was. Loading the same
+    content again changes nothing.
 
     \b
     Examples:
       audit build --pistol ../shared/data/pistol/sample_data_1.json
       audit build --pistol a.json --pistol b.json
       audit build --pistol new.json --graph contracts --replace
+      audit build --forget person.txt --retain news.jsonl --graph person
     """
+    if (forget_files or retain_files) and pistol_files:
+        raise click.UsageError("build PISTOL files and text corpora in separate commands")
+    if forget_files or retain_files:
+        if not forget_files:
+            raise click.UsageError("--retain needs at least one --forget FILE: the forget corpus is what is audited")
+        build_text(forget_files, retain_files, graph_name, replace, settings, **text)
+        return
     if not pistol_files:
-        raise click.UsageError("nothing to build: give at least one --pistol FILE")
+        raise click.UsageError("nothing to build: give --pistol FILE, or --forget FILE [--retain FILE]")
     if graph_name and len(pistol_files) > 1:
         raise click.UsageError("--graph names one graph; give one --pistol FILE with it")
     # Validate every file before touching the database: a bad second file must not leave

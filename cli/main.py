@@ -17,6 +17,7 @@ from cli.query import query
 from cli.run import run
 from cli.runs import runs
 from cli.server import server
+from cli.stats import coverage, stats
 from cli.status import status
 
 
@@ -55,7 +56,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-for command in (build, edges, query, status, generate, server, run, runs):
+for command in (build, edges, query, status, stats, coverage, generate, server, run, runs):
     cli.add_command(command)
 
 

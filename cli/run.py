@@ -73,14 +73,17 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--inject-batch-size", type=int, default=_inject.batch_size, show_default=True, help="Injection batch size.")
 @click.option("--eval-batch-size", type=int, default=DEFAULT_BATCH_SIZE, show_default=True,
               help="QA pairs per generation/scoring batch.")
+@click.option("--equivalence", default="embedding", show_default=True, metavar="SPEC",
+              help="Judge of semantically equivalent answers, counted as memorization cases beside "
+                   "ROUGE-1 = 1: embedding[:THRESHOLD] (all-MiniLM-L6-v2), nli:PATH[@THRESHOLD], or none.")
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models, checkpoints and logs (default <store>/cache).")
 @connection_options
 def run(graph_name, selector, cypher, method, method_options, model, per_edge, retain_scope, utility, idk, run_id,
         epochs, lr, batch_size, grad_accum, lora_r, lora_alpha, lora_targets, seed, gradient_checkpointing,
-        inject_target, inject_max_epochs, inject_lr, inject_batch_size, eval_batch_size, device, cache_dir,
-        settings):
+        inject_target, inject_max_epochs, inject_lr, inject_batch_size, eval_batch_size, equivalence, device,
+        cache_dir, settings):
     """Unlearn a forget set chosen on the graph and write per-edge results back.
 
     Selects edges (--select or --cypher), makes the model know every QA pair of the graph
@@ -101,7 +104,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
     request = RunRequest(
         graph=graph_name, select=selector, cypher=cypher, method=method.lower(), method_options=_options(method_options),
         model=model, retain=retain_scope, utility=utility, idk=idk, per_edge=per_edge, run_id=run_id, device=device,
-        eval_batch_size=eval_batch_size, cache_dir=cache_dir or settings.store_dir / "cache",
+        eval_batch_size=eval_batch_size, equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir or settings.store_dir / "cache",
         injection=InjectionConfig(target_rouge1=inject_target, max_epochs=inject_max_epochs, lr=inject_lr,
                                   batch_size=inject_batch_size, seed=seed),
         unlearn=UnlearnConfig(epochs=epochs, lr=lr, batch_size=batch_size, grad_accum=grad_accum, lora_r=lora_r,

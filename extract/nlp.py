@@ -5,10 +5,11 @@ Offline (the default) it is a blank English pipeline plus rule components:
 - ``sentencizer``: sentence boundaries from punctuation;
 - ``lemmatizer`` in lookup mode (tables from ``spacy-lookups-data``): "was" -> "be",
   "founded" -> "found", so one frame pattern covers every tense;
-- ``entity_ruler``: the gazetteer (countries and their aliases, nationalities, occupations)
-  and date shapes ("5 May 1900", "May 5, 1900", "1900");
-- ``name_spans``: runs of capitalised words ("University of Cambridge", "David M. Louie")
-  as ``NAME`` entities, since a blank pipeline has no statistical NER;
+- ``entity_ruler``: the gazetteer (countries and their aliases, nationalities, continents,
+  occupations) and date shapes ("5 May 1900", "May 5, 1900", "1900");
+- ``name_spans``: runs of capitalised words ("University of Cambridge", "David M. Louie",
+  "Saint-Étienne-du-Rouvray", "University of Iceland", "the 1964 Summer Olympics") and
+  titles in double quotes as ``NAME`` entities, since a blank pipeline has no statistical NER;
 - ``merge_entities``: every entity becomes one token, so frame patterns match it as a unit.
 
 With ``spacy_model`` (a trained pipeline the user has installed, e.g. ``en_core_web_sm``),
@@ -48,6 +49,25 @@ NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "Thursday", "Friday", "Saturday", "Sunday", "After", "Before", "While", "Although", "Although",
 }
 MAX_NAME_TOKENS = 8
+MAX_TITLE_TOKENS = 12
+# Ruler entities that may stand inside a longer name: "University of Iceland", "Japan Open".
+COUNTRY_LIKE = frozenset({"COUNTRY", "NORP", "CONTINENT"})
+# Capitalised words that follow a nationality as adjectives, not as the start of a name:
+# "a German Catholic priest" keeps "German" a nationality.
+CAPITALISED_ADJECTIVES = frozenset({
+    "Catholic", "Protestant", "Lutheran", "Anglican", "Methodist", "Orthodox", "Jewish", "Muslim",
+    "Islamic", "Christian", "Buddhist", "Hindu", "Sikh", "Olympic", "Paralympic", "Democratic",
+    "Republican", "Conservative", "Liberal", "Labour", "Socialist", "Communist", "Nazi", "Marxist",
+    "Baroque", "Romantic", "Renaissance", "Gothic", "Victorian", "Medieval", "Classical",
+    "Impressionist", "Modernist", "Expressionist", "Surrealist", "Neoclassical", "Internet",
+})
+# Lower-case nouns that end a place's name: "Surat district", "Trøndelag county".
+ADMIN_NOUNS = frozenset({"district", "province", "county", "parish", "municipality", "township",
+                         "tehsil", "taluka", "raion", "oblast", "prefecture", "governorate",
+                         "voivodeship", "region"})
+TEAM_NOUNS = frozenset({"team", "side", "squad"})
+QUOTE_PAIRS = {'"': '"', "“": "”", "„": "“"}
+HYPHENS = frozenset({"-", "–"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,11 +89,38 @@ def country_aliases() -> dict[str, str]:
     return out
 
 
-def _phrase_pattern(label: str, phrase: str, kind: str) -> dict:
-    # Token patterns on LOWER, so "german" and "German" both match; the ruler's own
-    # tokenization of the phrase keeps "singer-songwriter" and "U.S." right.
-    words = spacy.blank("en").tokenizer(phrase)
-    return {"label": label, "pattern": [{"LOWER": w.lower_} for w in words], "id": kind}
+@functools.lru_cache(maxsize=1)
+def sport_names() -> dict[str, str]:
+    """Every way of naming a sport or its players, lower-cased -> the sport.
+
+    >>> sport_names()["footballer"]
+    'association football'
+    """
+    out = {}
+    for sport in gazetteer()["sports"]:
+        for word in [sport["name"], *sport["aliases"], *sport["players"]]:
+            out[word.lower()] = sport["name"]
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def continents() -> frozenset[str]:
+    return frozenset(gazetteer()["continents"])
+
+
+@functools.lru_cache(maxsize=1)
+def _tokenizer():
+    # One blank pipeline for all phrases: building one per phrase took most of a minute.
+    return spacy.blank("en").tokenizer
+
+
+def _phrase_patterns(label: str, phrase: str, kind: str) -> list[dict]:
+    # Token patterns on the exact text: "Jordan" the country is capitalised, and "singer" the
+    # occupation is not ("Ray Singer" is a name). A leading "the" may be "The". The tokenizer
+    # keeps "singer-songwriter" and "U.S." as the text will be tokenized.
+    words = [w.text for w in _tokenizer()(phrase)]
+    variants = [words] + ([["The", *words[1:]]] if words[0] == "the" else [])
+    return [{"label": label, "pattern": [{"ORTH": w} for w in v], "id": kind} for v in variants]
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,11 +129,13 @@ def ruler_patterns() -> list[dict]:
     patterns = []
     for country in g["countries"]:
         for name in [country["name"], *country["aliases"]]:
-            patterns.append(_phrase_pattern("COUNTRY", name, "country"))
+            patterns += _phrase_patterns("COUNTRY", name, "country")
         for demonym in country["demonyms"]:
-            patterns.append(_phrase_pattern("NORP", demonym, "nationality"))
+            patterns += _phrase_patterns("NORP", demonym, "nationality")
+    for continent in g["continents"]:
+        patterns += _phrase_patterns("CONTINENT", continent, "continent")
     for occupation in g["occupations"]:
-        patterns.append(_phrase_pattern("OCCUPATION", occupation, "occupation"))
+        patterns += _phrase_patterns("OCCUPATION", occupation, "occupation")
     month = {"TEXT": {"IN": list(MONTHS) + list(MONTH_ABBREVIATIONS)}}
     day = {"SHAPE": {"IN": ["d", "dd"]}}
     year = {"SHAPE": "dddd"}
@@ -100,45 +149,124 @@ def ruler_patterns() -> list[dict]:
 
 @Language.component("name_spans")
 def name_spans(doc: Doc) -> Doc:
-    """Mark runs of capitalised words as NAME entities where no other entity is.
+    """Mark names as NAME entities where no other entity is; see ``_capital_runs``.
+
+    Also: a title in double quotes (``"Honey I Dare You"``) is one WORK_OF_ART, and a
+    country's national team ("Germany national team") one NAME.
+    """
+    spans = _quoted_titles(doc) + _national_teams(doc)
+    taken = [False] * len(doc)
+    for span in spans:
+        for i in range(span.start, span.end):
+            taken[i] = True
+    spans += _capital_runs(doc, taken)
+    doc.ents = filter_spans(list(doc.ents) + spans)
+    return doc
+
+
+def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
+    """Runs of capitalised words as NAME spans.
 
     A run starts at a title-case or all-caps word that is not a stop word, may go on through
-    capitalised words, initials ("M.") and the connectors of ``NAME_CONNECTORS``, and never
-    ends on a connector.
+    capitalised words, initials ("M."), the connectors of ``NAME_CONNECTORS``, hyphens inside
+    a word ("Saint-Étienne-du-Rouvray") and countries or nationalities inside a name
+    ("University of Iceland", "Armenian Premier League"); it never ends on a connector.
+    Then: "the 1964 Summer Olympics" takes its year, "Surat district" its admin noun.
     """
-    taken = [False] * len(doc)
+    country_like = {}  # token index -> end of the country-like entity starting there
     for ent in doc.ents:
+        if ent.label_ in COUNTRY_LIKE:
+            country_like[ent.start] = ent.end
         for i in range(ent.start, ent.end):
             taken[i] = True
 
-    def capital(token) -> bool:
+    def capital(i: int) -> bool:
+        token = doc[i]
         text = token.text
-        return (text[:1].isupper() and not taken[token.i]
+        return (text[:1].isupper() and not taken[i]
                 and (token.is_title or token.is_upper or (len(text) == 2 and text[1] == ".")
                      or any(c.isupper() for c in text[1:])))
+
+    def glued_hyphen(i: int) -> bool:
+        return (doc[i].text in HYPHENS and i + 1 < len(doc) and not doc[i - 1].whitespace_
+                and not doc[i].whitespace_)
 
     spans = []
     i = 0
     while i < len(doc):
-        token = doc[i]
-        if not capital(token) or token.text in NOT_NAMES:
+        start = i
+        if i in country_like and country_like[i] < len(doc) and capital(country_like[i]) \
+                and doc[country_like[i]].text not in CAPITALISED_ADJECTIVES:
+            i = country_like[start]  # "Japan Open": the country starts the name
+        elif not capital(i) or doc[i].text in NOT_NAMES:
             i += 1
             continue
         end = i + 1
         last_good = end
-        while end < len(doc) and end - i < MAX_NAME_TOKENS:
+        while end < len(doc) and end - start < MAX_NAME_TOKENS:
             nxt = doc[end]
-            if capital(nxt):
+            if capital(end):
                 end += 1
+                last_good = end
+            elif end in country_like and (doc[end - 1].lower_ in NAME_CONNECTORS or end == last_good):
+                end = last_good = country_like[end]
+            elif glued_hyphen(end) and capital(end + 1):
+                end += 2
+                last_good = end
+            elif glued_hyphen(end) and end + 3 < len(doc) and doc[end + 1].is_lower \
+                    and glued_hyphen(end + 2) and capital(end + 3):
+                end += 4  # "-du-", "-upon-"
                 last_good = end
             elif nxt.lower_ in NAME_CONNECTORS and not taken[end]:
                 end += 1
             else:
                 break
-        spans.append(Span(doc, i, last_good, label="NAME"))
+        if last_good < len(doc) and doc[last_good].lower_ in ADMIN_NOUNS and doc[last_good].is_lower:
+            last_good += 1
+        if start >= 2 and doc[start - 1].shape_ == "dddd" and doc[start - 2].lower_ == "the":
+            start -= 1  # the year of an event belongs to its name
+        spans.append(Span(doc, start, last_good, label="NAME"))
         i = last_good
-    doc.ents = filter_spans(list(doc.ents) + spans)
-    return doc
+    return spans
+
+
+def _quoted_titles(doc: Doc) -> list[Span]:
+    """Titles in double quotes, within one sentence: ``"Honey I Dare You" is a song``."""
+    spans = []
+    i = 0
+    while i < len(doc):
+        close = QUOTE_PAIRS.get(doc[i].text)
+        if close is None:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(doc) and j - i <= MAX_TITLE_TOKENS + 1 and doc[j].text != close \
+                and not doc[j].is_sent_start:
+            j += 1
+        inner_end = j - 1 if doc[j - 1].text == "," else j
+        if j < len(doc) and doc[j].text == close and inner_end > i + 1 and not doc[j].is_sent_start \
+                and (doc[i + 1].text[:1].isupper() or doc[i + 1].text[:1].isdigit()) \
+                and doc[inner_end - 1].text not in (".", "!", "?") and inner_end - i - 1 <= MAX_TITLE_TOKENS:
+            spans.append(Span(doc, i + 1, inner_end, label="WORK_OF_ART"))
+            i = j + 1
+        else:
+            i = j if j < len(doc) and doc[j].text == close else i + 1
+    return spans
+
+
+def _national_teams(doc: Doc) -> list[Span]:
+    """"Germany national team", "South Africa national women's cricket team" as one NAME."""
+    spans = []
+    for ent in doc.ents:
+        if ent.label_ not in ("COUNTRY", "NORP") or ent.end >= len(doc) or doc[ent.end].lower_ != "national":
+            continue
+        k = ent.end + 1
+        while k < len(doc) and k - ent.end <= 5 and doc[k].lower_ not in TEAM_NOUNS \
+                and (doc[k].is_lower or doc[k].text in ("'s", "’s", "-") or doc[k].like_num):
+            k += 1
+        if k < len(doc) and doc[k].lower_ in TEAM_NOUNS:
+            spans.append(Span(doc, ent.start, k + 1, label="NAME"))
+    return spans
 
 
 @functools.lru_cache(maxsize=4)

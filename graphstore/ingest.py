@@ -50,6 +50,13 @@ def fact_rows(record: GraphRecord) -> list[dict]:
     ]
 
 
+def passage_rows(record: GraphRecord) -> tuple[list[dict], list[dict]]:
+    passages = [{"key": p.key, "graph": p.graph, "split": p.split, "path": p.path, "document": p.document,
+                 "position": p.position, "text": p.text} for p in record.passages]
+    mentions = [{"passage": p.key, "entity": e} for p in record.passages for e in p.mentions]
+    return passages, mentions
+
+
 def check_references(record: GraphRecord) -> None:
     """Every fact's endpoints are entities of the same graph; keys are unique."""
     keys = [e.key for e in record.entities]
@@ -57,6 +64,13 @@ def check_references(record: GraphRecord) -> None:
         raise InputDataError(record.path, "two entities share a key")
     known = set(keys)
     seen = set()
+    passages = {p.key for p in record.passages}
+    if len(passages) != len(record.passages):
+        raise InputDataError(record.path, "two passages share a key")
+    for p in record.passages:
+        for end in p.mentions:
+            if end not in known:
+                raise InputDataError(record.path, f"passage {p.key!r} mentions unknown entity {end!r}")
     for f in record.facts:
         if f.key in seen:
             raise InputDataError(record.path, f"fact key {f.key!r} appears twice")
@@ -108,7 +122,13 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
         tx.run(Q.GRAPH_CREATE, graph=record.name, props=props)
         tx.write_rows(Q.ENTITIES_CREATE, entity_rows(record), batch_rows=DEFAULT_BATCH_ROWS)
         tx.write_rows(Q.FACTS_CREATE, fact_rows(record), batch_rows=FACT_BATCH_ROWS, progress=progress)
+        if record.passages:
+            passages, mentions = passage_rows(record)
+            tx.write_rows(Q.PASSAGES_CREATE, passages, batch_rows=DEFAULT_BATCH_ROWS)
+            tx.write_rows(Q.MENTIONS_CREATE, mentions, batch_rows=DEFAULT_BATCH_ROWS)
         structure: StructureSummary = compute_structure(tx, record.name, use_gds=store.has_gds)
+        if record.source == "text":
+            tx.run(Q.REDUNDANCY_SET, graph=record.name)
     return LoadSummary(record.name, status, len(record.entities), len(record.facts),
                        record.qa_count, structure.components)
 

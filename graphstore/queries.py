@@ -19,6 +19,8 @@ SCHEMA = (
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (n:Run) REQUIRE n.key IS UNIQUE",
     "CREATE CONSTRAINT edge_result_key IF NOT EXISTS FOR (n:EdgeResult) REQUIRE n.key IS UNIQUE",
     "CREATE INDEX edge_result_run IF NOT EXISTS FOR (n:EdgeResult) ON (n.run)",
+    "CREATE CONSTRAINT passage_key IF NOT EXISTS FOR (n:Passage) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX passage_graph IF NOT EXISTS FOR (n:Passage) ON (n.graph)",
 )
 # Neo4j-only: a relationship property index. The embedded engine has none, and lookups
 # anchor on node keys anyway; on Neo4j it speeds up ad-hoc `MATCH ()-[r:FACT {key: $k}]->()`.
@@ -48,6 +50,7 @@ SET g += $props
 
 # Anchored on the graph's indexed keys, never a scan of every node.
 GRAPH_DELETE = (
+    "MATCH (p:Passage {graph: $graph}) DETACH DELETE p",
     "MATCH (:Entity {graph: $graph})-[r:FACT]->() DELETE r",
     "MATCH (e:Entity {graph: $graph}) DETACH DELETE e",
     "MATCH (c:Component {graph: $graph}) DELETE c",
@@ -72,6 +75,72 @@ CREATE (h)-[r:FACT {key: row.key, graph: row.graph, label: row.label, relation: 
                     qa_attributes: row.qa_attributes,
                     edge_degree: 0, component: -1, component_density: 0.0}]->(t)
 SET r += row.attributes
+"""
+
+# Text sources: passages, and which entities each mentions (for the weaker redundancy signal).
+PASSAGES_CREATE = """
+UNWIND $rows AS row
+CREATE (p:Passage {key: row.key, graph: row.graph, split: row.split, path: row.path,
+                   document: row.document, position: row.position, text: row.text})
+"""
+
+MENTIONS_CREATE = """
+UNWIND $rows AS row
+MATCH (p:Passage {key: row.passage})
+MATCH (e:Entity {key: row.entity})
+CREATE (p)-[:MENTIONS]->(e)
+"""
+
+# -- redundancy between forget and retain (HANKER: E_conf = E(G_forget) ∩ E(G_retain)) -------
+# A fact is redundant when the other split states the same (head, relation, tail): both
+# corpora share one node per normalized entity and inverse relations are stored one way, so
+# "the same" is "a parallel edge with the same relation". Weaker signals on forget facts:
+# the two entities are linked in the retain graph by another relation; both are mentioned
+# in retain passages. OPTIONAL MATCH + count, not COUNT {}: inside the build's transaction
+# the embedded engine evaluated COUNT {} subqueries with the outer variables unbound (every
+# forget fact came out "linked"), while the same query after commit was right (measured).
+REDUNDANCY_SET = """
+MATCH (h:Entity {graph: $graph})-[f:FACT]->(t:Entity)
+OPTIONAL MATCH (h)-[same:FACT {relation: f.relation}]->(t)
+WHERE same.split <> f.split
+WITH h, f, t, count(same) > 0 AS redundant
+OPTIONAL MATCH (h)-[other:FACT {split: 'retain'}]-(t)
+WHERE other.relation <> f.relation
+WITH h, f, t, redundant, count(other) > 0 AS linked
+OPTIONAL MATCH (h)<-[:MENTIONS]-(ph:Passage {split: 'retain'})
+WITH h, f, t, redundant, linked, count(ph) > 0 AS head_in_text
+OPTIONAL MATCH (t)<-[:MENTIONS]-(pt:Passage {split: 'retain'})
+WITH f, redundant, linked, head_in_text AND count(pt) > 0 AS in_text
+SET f.redundant = redundant,
+    f.linked_in_retain = f.split = 'forget' AND linked,
+    f.entities_in_retain_text = f.split = 'forget' AND in_text
+"""
+
+REDUNDANCY_SUMMARY = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+WHERE f.split = 'forget'
+RETURN count(f) AS forget, sum(CASE WHEN f.redundant THEN 1 ELSE 0 END) AS redundant,
+       sum(CASE WHEN f.linked_in_retain THEN 1 ELSE 0 END) AS linked_in_retain,
+       sum(CASE WHEN f.entities_in_retain_text THEN 1 ELSE 0 END) AS entities_in_retain_text
+"""
+
+# Nodes, edges and average degree (2E/V) of one split's facts, all of them or only those
+# not redundant (the audit set, for the forget split).
+SPLIT_STATS = """
+MATCH (h:Entity {graph: $graph})-[f:FACT]->(t:Entity)
+WHERE f.split = $split AND ($all OR NOT f.redundant)
+WITH collect(h.key) + collect(t.key) AS ends, count(f) AS edges
+UNWIND ends AS node
+WITH count(DISTINCT node) AS nodes, edges
+RETURN nodes, edges, CASE WHEN nodes = 0 THEN 0.0 ELSE 2.0 * edges / nodes END AS average_degree
+"""
+
+# Entity names of the forget facts, for coverage of a QA benchmark.
+FORGET_FACT_NAMES = """
+MATCH (h:Entity {graph: $graph})-[f:FACT]->(t:Entity)
+WHERE f.split = 'forget'
+RETURN f.key AS key, h.label AS head, t.label AS tail, f.redundant AS redundant
+ORDER BY key
 """
 
 # -- structure (PISTOL: "edge degree" = inter-connectivity of a fact) -----------------------
@@ -219,6 +288,21 @@ ENTITY_FIND = """
 MATCH (e:Entity {graph: $graph})
 WHERE e.key = $entity OR e.label = $entity OR e.name = $entity
 RETURN e.key AS key, e.name AS name
+ORDER BY key
+"""
+
+# Text graphs: the audit set (forget facts the retain corpus does not also state), or a split.
+SELECT_AUDIT_SET = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+WHERE f.split = 'forget' AND NOT coalesce(f.redundant, false)
+RETURN f.key AS key
+ORDER BY key
+"""
+
+SELECT_SPLIT = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->()
+WHERE f.split = $split
+RETURN f.key AS key
 ORDER BY key
 """
 

@@ -105,16 +105,36 @@ class FactRecord:
 
 
 @dataclass(frozen=True)
+class PassageRecord:
+    """A few sentences of a source document: the provenance of the facts found in them."""
+
+    key: str
+    graph: str
+    split: str
+    path: str
+    document: int   # 0-based document number in its file
+    position: int   # 0-based passage number in its document
+    text: str
+    mentions: tuple = ()  # keys of the entities the passage mentions
+
+    def __post_init__(self):
+        validate_key(self.key, "passage")
+        if self.split not in SPLITS:
+            raise KeyValidationError(f"passage {self.key}: split {self.split!r} is not one of {SPLITS}")
+
+
+@dataclass(frozen=True)
 class GraphRecord:
     """Everything one source file contributes: its provenance, entities and facts."""
 
     name: str
-    source: str  # "pistol", later "text", "wikidata"
+    source: str  # "pistol", "text", later "wikidata"
     path: str
     sha256: str
     entities: tuple
     facts: tuple
     properties: dict = field(default_factory=dict)
+    passages: tuple = ()  # PassageRecord, for sources that are text
 
     def __post_init__(self):
         validate_graph_name(self.name)
