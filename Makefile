@@ -1,6 +1,8 @@
 # The two commands of the README:
 #   make demo   set up .venv, generate a PISTOL graph, build it on the embedded engine, print its edges,
-#               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU)
+#               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU);
+#               then build the example text corpora (forget + retain), print their stats, and audit
+#               an NPO unlearning of the audit set (forget facts the retain text does not state)
 #   make test   set up .venv and run the test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -29,6 +31,10 @@ demo: install
 	$(BIN)/audit runs demo-npo --delete >/dev/null 2>&1 || true
 	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --epochs 10 --lr 1e-3 --run-id demo-npo
 	$(BIN)/audit edges --run demo-npo
+	$(BIN)/audit build --forget examples/text/forget.txt --retain examples/text/retain.jsonl --graph demo-text --replace
+	$(BIN)/audit stats --graph demo-text
+	$(BIN)/audit runs demo-text-npo --delete >/dev/null 2>&1 || true
+	$(BIN)/audit run --graph demo-text --select audit-set --method npo --epochs 10 --lr 1e-3 --run-id demo-text-npo
 
 test: install
 	$(BIN)/python -m pytest

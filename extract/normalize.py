@@ -34,6 +34,8 @@ _DAY_MONTH_YEAR = re.compile(r"^(\d{1,2}) ([a-z]+) (\d{3,4})$")
 _MONTH_DAY_YEAR = re.compile(r"^([a-z]+) (\d{1,2}) (\d{3,4})$")
 _MONTH_YEAR = re.compile(r"^([a-z]+) (\d{3,4})$")
 _YEAR = re.compile(r"^(\d{3,4})$")
+# Kinds the extractor recognised from a gazetteer or a date shape: never short for anything.
+FIXED_KINDS = frozenset({"place", "date", "occupation"})
 # Common nouns that stand for an entity named earlier in the same document ("the company").
 GENERIC_MENTIONS = frozenset({"company", "firm", "band", "group", "club", "team", "university",
                               "school", "city", "town", "village", "river", "film", "album",
@@ -130,9 +132,11 @@ def canonical(head: str, relation: str, tail: str) -> tuple[str, str, str]:
 def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
     """Within one document's triples, replace a short mention by the full name it stands for.
 
-    A mention is short when its normalized words are a proper part of exactly one longer name
-    of the same document ("Curie" -> "Marie Curie", "ITS" stays "ITS"). An ambiguous short
-    mention ("Smith" with "John Smith" and "Anna Smith") is left as it is. Pronouns and
+    A mention is short when its normalized words begin or end exactly one longer name of the
+    same document ("Curie" -> "Marie Curie", "Halden" -> "Halden Bau"), or are its initials
+    ("ITS" -> "International Transportation Service"). An ambiguous one ("Smith" with "John
+    Smith" and "Anna Smith") is left as it is, and so are places, dates and occupations the
+    extractor recognised as such: "Austria" is not short for "Upper Austria". Pronouns and
     generic nouns ("He", "The company") are resolved earlier, by the extractor, to the
     document's subject.
     """
@@ -140,30 +144,25 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
     folded = {n: normalize_name(n) for n in names}
     full = [n for n in names if len(folded[n].split()) > 1]
 
-    def resolve(name: str) -> str:
-        words = folded[display_name(name)].split()
-        if not words:
+    def resolve(name: str, kind: str) -> str:
+        shown = display_name(name)
+        words = folded[shown].split()
+        if not words or kind in FIXED_KINDS or normalize_date(name) is not None:
             return name
         if len(words) == 1 and words[0] in GENERIC_MENTIONS:
             return name  # a bare generic noun names nothing on its own
-        key = " ".join(words)
-        candidates = [n for n in full if n != display_name(name) and _is_part(key, folded[n])]
-        if not candidates and _is_acronym(display_name(name)):
-            candidates = [n for n in full if _initials(n) == display_name(name)]
-        if len(candidates) == 1 and normalize_date(name) is None:
-            return candidates[0]
-        return name
+        candidates = [n for n in full if n != shown and _begins_or_ends(words, folded[n].split())]
+        if not candidates and _is_acronym(shown):
+            candidates = [n for n in full if _initials(n) == shown]
+        return candidates[0] if len(candidates) == 1 else name
 
-    return [Triple(resolve(t.head), t.relation, resolve(t.tail), t.passage, t.extractor,
-                   t.head_kind, t.tail_kind, t.evidence) for t in triples]
+    return [Triple(resolve(t.head, t.head_kind), t.relation, resolve(t.tail, t.tail_kind), t.passage,
+                   t.extractor, t.head_kind, t.tail_kind, t.evidence) for t in triples]
 
 
-def _is_part(short: str, long: str) -> bool:
-    short_words, long_words = short.split(), long.split()
-    if len(short_words) >= len(long_words):
-        return False
-    n = len(short_words)
-    return any(long_words[i:i + n] == short_words for i in range(len(long_words) - n + 1))
+def _begins_or_ends(short: list[str], long: list[str]) -> bool:
+    n = len(short)
+    return n < len(long) and (long[:n] == short or long[-n:] == short)
 
 
 def _is_acronym(name: str) -> bool:

@@ -112,6 +112,12 @@ def test_short_mentions_resolve_only_when_unambiguous():
         ("International Transportation Service", "1971"), ("International Transportation Service", "Long Beach")]
     ambiguous = resolve_short_mentions([_t("John Smith", "Leeds"), _t("Anna Smith", "York"), _t("Smith", "Hull")])
     assert [t.head for t in ambiguous] == ["John Smith", "Anna Smith", "Smith"]
+    # A recognised place is never short for a longer name; a word inside a name is no mention.
+    places = resolve_short_mentions([Triple("Graz", "P17", "Austria", "p", "rules", "", "place"),
+                                     _t("Linz", "Upper Austria", "P131"),
+                                     _t("Vienna", "1900", "P571"), _t("Old Vienna Hall", "Linz", "P131")])
+    assert [(t.head, t.tail) for t in places] == [("Graz", "Austria"), ("Linz", "Upper Austria"),
+                                                   ("Vienna", "1900"), ("Old Vienna Hall", "Linz")]
 
 
 # -- passages ------------------------------------------------------------------------------
