@@ -47,7 +47,31 @@ NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "Born", "Died", "Mr", "Mrs", "Ms", "Dr", "Sir", "Lord", "Lady", "St", "According", "Since",
     "During", "Following", "Despite", "Today", "Yesterday", "Monday", "Tuesday", "Wednesday",
     "Thursday", "Friday", "Saturday", "Sunday", "After", "Before", "While", "Although", "Although",
+    "Previously", "Later", "Initially", "Currently", "Originally", "Subsequently", "Additionally",
+    "Eventually", "Finally", "Recently", "Formerly", "Historically", "Traditionally", "Generally",
+    "Officially", "Notably", "Furthermore", "Moreover", "Instead", "Nearby", "Together", "Prior",
+    "BC", "AD", "BCE", "CE",
 }
+# Last words of names that go on with "of the ..." or "of 1812": "Footballer of the Year",
+# "University of the West Indies", "War of 1812", "Stamp Act of 1765".
+OF_THE_HEADS = frozenset({
+    "Institute", "University", "Museum", "Church", "Order", "Society", "Academy", "College", "School",
+    "Bank", "Council", "Ministry", "Department", "Court", "House", "Hall", "Party", "Association",
+    "Federation", "Union", "League", "Cup", "Award", "Awards", "Prize", "Festival", "Battle", "War",
+    "Siege", "Treaty", "Act", "Congress", "Assembly", "Parliament", "Republic", "Kingdom", "Empire",
+    "Principality", "Duchy", "Diocese", "Cathedral", "Basilica", "Shrine", "Monastery", "Abbey",
+    "Year", "Player", "Footballer", "Revolution", "Crisis", "Conference", "Convention", "Gallery",
+    "Library", "Theatre", "Theater", "Centre", "Center", "Orchestra", "Company", "Brotherhood", "Sisters",
+    "Brothers", "Knights", "Daughters", "Sons", "Friends", "Lady", "Temple", "Commonwealth",
+})
+# Lower-case nouns that end the name of a year's event: "the 1978 Brantford municipal election".
+EVENT_NOUNS = frozenset({"election", "elections", "by-election", "referendum", "season", "team", "tournament",
+                         "championship", "championships", "cup", "final", "draft", "census", "earthquake",
+                         "flood", "bombing", "attack", "riots", "protests", "strike", "campaign", "tour",
+                         "festival", "competition", "games", "series", "playoffs", "convention",
+                         "conference", "summit", "marathon", "race", "rally", "expedition", "awards"})
+YEAR_NAME_HEADS = frozenset({"War", "Act", "Treaty", "Revolution", "Crisis", "Battle", "Siege", "Uprising",
+                             "Rebellion", "Constitution", "Agreement", "Convention", "Class"})
 MAX_NAME_TOKENS = 8
 MAX_TITLE_TOKENS = 12
 # Ruler entities that may stand inside a longer name: "University of Iceland", "Japan Open".
@@ -64,7 +88,7 @@ CAPITALISED_ADJECTIVES = frozenset({
 # Lower-case nouns that end a place's name: "Surat district", "Trøndelag county".
 ADMIN_NOUNS = frozenset({"district", "province", "county", "parish", "municipality", "township",
                          "tehsil", "taluka", "raion", "oblast", "prefecture", "governorate",
-                         "voivodeship", "region"})
+                         "voivodeship", "region", "division"})
 TEAM_NOUNS = frozenset({"team", "side", "squad"})
 QUOTE_PAIRS = {'"': '"', "“": "”", "„": "“"}
 HYPHENS = frozenset({"-", "–"})
@@ -108,19 +132,13 @@ def continents() -> frozenset[str]:
     return frozenset(gazetteer()["continents"])
 
 
-@functools.lru_cache(maxsize=1)
-def _tokenizer():
-    # One blank pipeline for all phrases: building one per phrase took most of a minute.
-    return spacy.blank("en").tokenizer
-
-
 def _phrase_patterns(label: str, phrase: str, kind: str) -> list[dict]:
-    # Token patterns on the exact text: "Jordan" the country is capitalised, and "singer" the
-    # occupation is not ("Ray Singer" is a name). A leading "the" may be "The". The tokenizer
-    # keeps "singer-songwriter" and "U.S." as the text will be tokenized.
-    words = [w.text for w in _tokenizer()(phrase)]
-    variants = [words] + ([["The", *words[1:]]] if words[0] == "the" else [])
-    return [{"label": label, "pattern": [{"ORTH": w} for w in v], "id": kind} for v in variants]
+    # Phrase patterns, matched on the exact text by the ruler's PhraseMatcher (token patterns
+    # for a thousand phrases cost most of the pipeline's time): "Jordan" the country is
+    # capitalised, and "singer" the occupation is not ("Ray Singer" is a name). A leading
+    # "the" may be "The".
+    variants = [phrase] + (["The" + phrase[3:]] if phrase.startswith("the ") else [])
+    return [{"label": label, "pattern": v, "id": kind} for v in variants]
 
 
 @functools.lru_cache(maxsize=1)
@@ -198,7 +216,7 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
         if i in country_like and country_like[i] < len(doc) and capital(country_like[i]) \
                 and doc[country_like[i]].text not in CAPITALISED_ADJECTIVES:
             i = country_like[start]  # "Japan Open": the country starts the name
-        elif not capital(i) or doc[i].text in NOT_NAMES:
+        elif not capital(i) or (doc[i].text in NOT_NAMES and not _title_word(doc, i, capital)):
             i += 1
             continue
         end = i + 1
@@ -217,17 +235,52 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
                     and glued_hyphen(end + 2) and capital(end + 3):
                 end += 4  # "-du-", "-upon-"
                 last_good = end
+            elif nxt.lower_ == "of" and end - start >= 2 and doc[end - 1].lower_ in _feature_words():
+                break  # "the Ford Ranges of Marie Byrd Land": a range in a land, not one name
+            elif nxt.lower_ == "of" and any(len(t.text) == 2 and t.text[1] == "." for t in doc[start:end]):
+                break  # "Gerard R. Kessens of the Navy": a person's name ends before "of"
             elif nxt.lower_ in NAME_CONNECTORS and not taken[end]:
                 end += 1
+            elif nxt.lower_ == "of" and doc[end - 1].text in OF_THE_HEADS and end + 2 < len(doc) \
+                    and doc[end + 1].lower_ == "the" and (capital(end + 2) or end + 2 in country_like):
+                end += 2  # "Footballer of the Year": the run goes on after "of the"
+            elif nxt.lower_ == "of" and doc[end - 1].text in YEAR_NAME_HEADS and end + 1 < len(doc) \
+                    and doc[end + 1].shape_ == "dddd":
+                end += 2  # "War of 1812"
+                last_good = end
+            elif nxt.text in QUOTE_PAIRS and end + 3 < len(doc) and capital(end + 1) \
+                    and doc[end + 2].text == QUOTE_PAIRS[nxt.text] and capital(end + 3):
+                end += 4  # a nickname: Travis "Tommy" Tomlinson
+                last_good = end
             else:
                 break
         if last_good < len(doc) and doc[last_good].lower_ in ADMIN_NOUNS and doc[last_good].is_lower:
             last_good += 1
         if start >= 2 and doc[start - 1].shape_ == "dddd" and doc[start - 2].lower_ == "the":
-            start -= 1  # the year of an event belongs to its name
+            start -= 1  # the year of an event belongs to its name, and so does its noun
+            for k in range(last_good, min(last_good + 3, len(doc))):
+                if not doc[k].is_lower or taken[k]:
+                    break
+                if doc[k].lower_ in EVENT_NOUNS:
+                    last_good = k + 1
+                    break
         spans.append(Span(doc, start, last_good, label="NAME"))
         i = last_good
     return spans
+
+
+@functools.lru_cache(maxsize=1)
+def _feature_words() -> frozenset[str]:
+    """Last words of names of natural features ("Mountains", "Glacier"), from the gazetteer."""
+    types = gazetteer()["tail_types"]
+    return frozenset(w for rel, words in types.items() if rel != "about" for w in words)
+
+
+def _title_word(doc: Doc, i: int, capital) -> bool:
+    """"the First World War", "The Former Mattia Pascal": a capitalised stop word after "the"
+    and before a capitalised word starts a name."""
+    return (i > 0 and doc[i - 1].lower_ == "the" and doc[i].text not in MONTHS and i + 1 < len(doc)
+            and capital(i + 1) and doc[i + 1].text not in NOT_NAMES)
 
 
 def _quoted_titles(doc: Doc) -> list[Span]:
@@ -244,7 +297,10 @@ def _quoted_titles(doc: Doc) -> list[Span]:
                 and not doc[j].is_sent_start:
             j += 1
         inner_end = j - 1 if doc[j - 1].text == "," else j
+        nickname = (i > 0 and doc[i - 1].is_title and j + 1 < len(doc) and doc[j + 1].is_title
+                    and j - i == 2)
         if j < len(doc) and doc[j].text == close and inner_end > i + 1 and not doc[j].is_sent_start \
+                and not nickname \
                 and (doc[i + 1].text[:1].isupper() or doc[i + 1].text[:1].isdigit()) \
                 and doc[inner_end - 1].text not in (".", "!", "?") and inner_end - i - 1 <= MAX_TITLE_TOKENS:
             spans.append(Span(doc, i + 1, inner_end, label="WORK_OF_ART"))
@@ -290,6 +346,9 @@ def load_pipeline(spacy_model: str | None = None) -> Language:
                              config={"overwrite_ents": True})
     else:
         nlp = spacy.blank("en")
+        # "1426–1494": an en dash between digits splits, as a hyphen does, so both years are dates
+        infixes = list(nlp.Defaults.infixes) + [r"(?<=[0-9])[–—](?=[0-9])"]
+        nlp.tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
         nlp.add_pipe("sentencizer")
         ruler = nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": None})
     nlp.add_pipe("lemmatizer", name="lookup_lemmatizer", config={"mode": "lookup"})

@@ -35,7 +35,7 @@ _MONTH_DAY_YEAR = re.compile(r"^([a-z]+) (\d{1,2}) (\d{3,4})$")
 _MONTH_YEAR = re.compile(r"^([a-z]+) (\d{3,4})$")
 _YEAR = re.compile(r"^(\d{3,4})$")
 # Kinds the extractor recognised from a gazetteer or a date shape: never short for anything.
-FIXED_KINDS = frozenset({"place", "date", "occupation"})
+FIXED_KINDS = frozenset({"place", "date", "occupation", "class", "sport", "genre"})
 # Common nouns that stand for an entity named earlier in the same document ("the company").
 GENERIC_MENTIONS = frozenset({"company", "firm", "band", "group", "club", "team", "university",
                               "school", "city", "town", "village", "river", "film", "album",
@@ -132,8 +132,9 @@ def canonical(head: str, relation: str, tail: str) -> tuple[str, str, str]:
 def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
     """Within one document's triples, replace a short mention by the full name it stands for.
 
-    A mention is short when its normalized words begin or end exactly one longer name of the
-    same document ("Curie" -> "Marie Curie", "Halden" -> "Halden Bau"), or are its initials
+    A mention is short when its normalized words end exactly one longer name of the same
+    document ("Curie" -> "Marie Curie"; "Utah" is not short for "Utah State University"), or
+    are its initials
     ("ITS" -> "International Transportation Service"). An ambiguous one ("Smith" with "John
     Smith" and "Anna Smith") is left as it is, and so are places, dates and occupations the
     extractor recognised as such: "Austria" is not short for "Upper Austria". Pronouns and
@@ -151,7 +152,7 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
             return name
         if len(words) == 1 and words[0] in GENERIC_MENTIONS:
             return name  # a bare generic noun names nothing on its own
-        candidates = [n for n in full if n != shown and _begins_or_ends(words, folded[n].split())]
+        candidates = [n for n in full if n != shown and _ends(words, folded[n].split())]
         if not candidates and _is_acronym(shown):
             candidates = [n for n in full if _initials(n) == shown]
         return candidates[0] if len(candidates) == 1 else name
@@ -160,9 +161,9 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
                    t.extractor, t.head_kind, t.tail_kind, t.evidence) for t in triples]
 
 
-def _begins_or_ends(short: list[str], long: list[str]) -> bool:
+def _ends(short: list[str], long: list[str]) -> bool:
     n = len(short)
-    return n < len(long) and (long[:n] == short or long[-n:] == short)
+    return n < len(long) and long[-n:] == short
 
 
 def _is_acronym(name: str) -> bool:
