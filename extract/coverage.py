@@ -7,14 +7,13 @@ it mentions). Names are compared in ``normalize_name`` form, as whole words.
 
 from __future__ import annotations
 
-import collections
 from dataclasses import dataclass
 from pathlib import Path
 
 from graphstore.errors import InputDataError
 
 from extract.jsonfile import read_json
-from extract.normalize import normalize_name
+from extract.normalize import NameIndex
 
 
 @dataclass(frozen=True)
@@ -47,26 +46,10 @@ def read_qa_texts(path: Path) -> list[str]:
     return texts
 
 
-def mentioned_names(texts: list[str], names: set[str]) -> set[str]:
-    """Which of ``names`` (normalized) occur as whole words in some text."""
-    by_first = collections.defaultdict(list)
-    for name in names:
-        words = name.split()
-        if words:
-            by_first[words[0]].append(words)
-    found = set()
-    for text in texts:
-        words = normalize_name(text).split()
-        for i, word in enumerate(words):
-            for name_words in by_first.get(word, ()):
-                if words[i:i + len(name_words)] == name_words:
-                    found.add(" ".join(name_words))
-    return found
-
-
 def coverage(texts: list[str], edges: list[dict]) -> Coverage:
     """``edges``: rows with ``head``, ``tail`` (normalized names) and ``redundant``."""
-    found = mentioned_names(texts, {e["head"] for e in edges} | {e["tail"] for e in edges})
+    index = NameIndex({e["head"] for e in edges} | {e["tail"] for e in edges})
+    found = set().union(*(index.find(t) for t in texts))
     covered = [e for e in edges if e["head"] in found and e["tail"] in found]
     kept = [e for e in edges if not e["redundant"]]
     return Coverage(len(texts), len(edges), len(covered), len(kept),

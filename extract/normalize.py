@@ -10,12 +10,14 @@ way ("X located in Y"); a symmetric one ("spouse") with its two ends in a fixed 
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import re
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
+from typing import Iterable
 
 from extract.text_types import Triple
 
@@ -173,3 +175,30 @@ def _is_acronym(name: str) -> bool:
 def _initials(name: str) -> str:
     """'International Transportation Service' -> 'ITS' (lower-case connectors skipped)."""
     return "".join(w[0] for w in name.split() if w[:1].isupper())
+
+
+class NameIndex:
+    """Which of many normalized names occur in a text, as whole words.
+
+    Indexed on each name's first word, so the cost grows with the text's words, not with
+    texts x names.
+
+    >>> sorted(NameIndex(["marie curie", "paris"]).find("Dr. Marie Curie moved to Paris."))
+    ['marie curie', 'paris']
+    """
+
+    def __init__(self, names: Iterable[str]):
+        self._by_first: dict[str, list[list[str]]] = collections.defaultdict(list)
+        for name in names:
+            words = name.split()
+            if words:
+                self._by_first[words[0]].append(words)
+
+    def find(self, text: str) -> set[str]:
+        words = normalize_name(text).split()
+        found = set()
+        for i, word in enumerate(words):
+            for name_words in self._by_first.get(word, ()):
+                if words[i:i + len(name_words)] == name_words:
+                    found.add(" ".join(name_words))
+        return found

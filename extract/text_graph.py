@@ -24,7 +24,8 @@ from graphstore.records import (EntityRecord, FactRecord, GraphRecord, PassageRe
                                 validate_graph_name)
 
 from extract.corpus import CorpusOptions, CorpusReport, read_corpus
-from extract.normalize import canonical, display_name, normalize_name, relations, relations_version, resolve_short_mentions
+from extract.normalize import (NameIndex, canonical, display_name, normalize_name, relations, relations_version,
+                               resolve_short_mentions)
 from extract.text_types import Document, Passage, Triple
 
 EXTRACTORS = ("rules", "rebel")
@@ -173,26 +174,12 @@ def corpus_sha256(forget: list[Path], retain: list[Path], options: TextBuildOpti
 
 
 def mentions(passages: list[Passage], names: dict[str, str]) -> dict[str, set[str]]:
-    """Which of the graph's entities each passage mentions (normalized words, whole words).
+    """Which of the graph's entities each passage mentions (normalized names, whole words).
 
-    ``names``: normalized name -> entity key. Found with an index on each name's first word,
-    so the cost grows with the passages' words, not with passages x entities.
+    ``names``: normalized name -> entity key.
     """
-    by_first: dict[str, list[tuple[list[str], str]]] = collections.defaultdict(list)
-    for norm, key in names.items():
-        words = norm.split()
-        if words:
-            by_first[words[0]].append((words, key))
-    out = {}
-    for passage in passages:
-        words = normalize_name(passage.text).split()
-        found = set()
-        for i, word in enumerate(words):
-            for name_words, key in by_first.get(word, ()):
-                if words[i:i + len(name_words)] == name_words:
-                    found.add(key)
-        out[passage.key] = found
-    return out
+    index = NameIndex(names)
+    return {p.key: {names[n] for n in index.find(p.text)} for p in passages}
 
 
 def text_graph_record(corpus: TextCorpus, sha256: str, path: str) -> GraphRecord:
