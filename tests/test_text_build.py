@@ -188,3 +188,52 @@ def test_audit_set_is_selected_and_memorization_is_counted(store, invoke, corpor
     for row in rows:
         assert row["exact"] == sum(1 for v in row["r"] if v >= 1.0)
         assert row["exact"] <= row["any"] <= row["exact"] + row["semantic"]
+
+
+def test_llm_questions_from_an_openai_compatible_endpoint(store, invoke, corpora):
+    """A real HTTP server on loopback stands in for the remote endpoint: it answers every
+    second fact well (a question naming the fact's head, answered by its tail) and the others
+    with prose, which the build must count and skip."""
+    import re
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    calls = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            user = body["messages"][-1]["content"]
+            head, _, tail = re.search(r"Fact: (.*)\n", user).group(1).split(" | ")
+            calls.append((head, tail))
+            if len(calls) % 2:
+                reply = json.dumps({"questions": [{"question": f"What is known of {head}, exactly?", "answer": tail}]})
+            else:
+                reply = "I would rather not."
+            data = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        forget, retain = corpora
+        result = invoke("build", "--forget", str(forget), "--retain", str(retain), "--graph", "person",
+                        "--questions-llm", f"http://127.0.0.1:{server.server_port}/v1")
+    finally:
+        server.shutdown()
+    assert result.exit_code == 0, result.output
+    forget_rows = [r for r in facts(store).values() if r["split"] == "forget"]
+    assert len(calls) == len(forget_rows)  # one call per forget fact, none for retain facts
+    good = (len(calls) + 1) // 2
+    assert f"{good} questions from {len(calls)} facts (question_prompt.v1); {len(calls) - good} bad replies" in result.output
+    generated = [(r["questions"][i], r["answers"][i]) for r in forget_rows
+                 for i, t in enumerate(r["templates"]) if t == "llm:question_prompt.v1"]
+    assert len(generated) == good
+    assert all(q.startswith("What is known of ") for q, _ in generated)
