@@ -20,9 +20,11 @@ COLUMNS = ["key", "source", "domain", "head", "tail", "edge_degree", "component"
 # A run's table: identity and structure, then each measure before/after, then sweep columns.
 RUN_COLUMNS = (["edge", "role", "domain", "edge_degree", "component", "component_density"]
                + [f"{m}_{phase}" for m in QA_MEASURES for phase in ("before", "after")]
+               + [f"memorized{kind}_{phase}" for kind in ("", "_rouge1", "_semantic") for phase in ("before", "after")]
                + ["retain_rouge1_after", "neighbour_rouge1_after", "deviation_score", "retained_rouge1_after"])
 RUN_TABLE = ["edge", "role", "edge_degree", "component_density", "rouge1_before", "rouge1_after",
-             "answer_probability_before", "answer_probability_after", "deviation_score"]
+             "answer_probability_before", "answer_probability_after", "memorized_before", "memorized_after",
+             "deviation_score"]
 EXPORTS = (".csv", ".parquet")
 
 

@@ -140,3 +140,10 @@ def test_passages_are_whole_sentences_within_the_bounds():
     assert passages[0].text == "One two three. Four five six seven."
     assert passages[1].text.startswith("Eight.")
     assert " ".join(p.text for p in passages).split() == text.split()
+
+
+def test_a_spacy_model_that_is_not_installed_is_refused_clearly():
+    from extract.nlp import load_pipeline
+    from graphstore.errors import ConfigError
+    with pytest.raises(ConfigError, match=r"--spacy-model 'en_core_web_nonexistent' is not an installed spaCy pipeline"):
+        load_pipeline("en_core_web_nonexistent")
