@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from audit.questions import add_questions
-from extract.text_graph import TextBuildOptions, corpus_sha256, extract_corpora, text_graph_record
+from extract.text_graph import TextBuildOptions, corpus_sha256, extract_corpora, read_corpora, text_graph_record
 from graphstore import ConnectionSettings, GraphStore
 from graphstore import queries as Q
 from graphstore.embedded import EmbeddedServer
@@ -44,10 +44,11 @@ def build(store, graph, forget, retain) -> dict:
     options = TextBuildOptions()
     timings = {}
     start = time.perf_counter()
-    corpus = extract_corpora(graph, forget, retain, options)
+    corpora = read_corpora(forget, retain, options)
+    corpus = extract_corpora(graph, corpora, options)
     timings["extract"] = time.perf_counter() - start
     start = time.perf_counter()
-    record = add_questions(text_graph_record(corpus, corpus_sha256(forget, retain, options), graph))
+    record = add_questions(text_graph_record(corpus, corpus_sha256(corpora.reports, options), graph))
     timings["record"] = time.perf_counter() - start
     start = time.perf_counter()
     write_graph(store, record)

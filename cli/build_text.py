@@ -10,7 +10,8 @@ import click
 
 from audit.questions import add_generated, add_questions
 from extract.corpus import FORMATS, CorpusOptions
-from extract.text_graph import EXTRACTORS, TextBuildOptions, corpus_sha256, extract_corpora, text_graph_record
+from extract.text_graph import (EXTRACTORS, TextBuildOptions, corpus_sha256, extract_corpora, read_corpora,
+                                text_graph_record)
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.ingest import write_graph
@@ -53,17 +54,16 @@ def build_text(forget_files, retain_files, graph_name, replace, settings, *, ext
     graph = graph_name or Path(forget_files[0]).stem
     forget, retain = list(forget_files), list(retain_files)
     # Everything is read, extracted and checked before the database is touched.
-    from extract.corpus import read_corpus
-    total = sum(len(read_corpus(p, s, options.corpus)[0])
-                for s, paths in (("forget", forget), ("retain", retain)) for p in paths)
+    corpora = read_corpora(forget, retain, options)
+    total = len(corpora.documents)
     with click.progressbar(length=total, label=f"{graph}: extracting", file=sys.stderr,
                            hidden=total < 50) as bar:
-        corpus = extract_corpora(graph, forget, retain, options, progress=bar.update)
+        corpus = extract_corpora(graph, corpora, options, progress=bar.update)
     for report in corpus.reports:
         if report.empty_skipped:
             click.echo(f"{report.path}: skipped {report.empty_skipped} empty document(s)", err=True)
     path = " ".join(str(Path(p).resolve()) for p in forget + retain)
-    record = add_questions(text_graph_record(corpus, corpus_sha256(forget, retain, options), path))
+    record = add_questions(text_graph_record(corpus, corpus_sha256(corpora.reports, options), path))
     if not record.facts:
         raise click.ClickException(f"no facts found in {len(corpus.documents)} documents; nothing to build")
     if questions_llm:

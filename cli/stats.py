@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from cli.common import connection_options, emit_rows, format_option
+from audit.qa import load_utility
 from extract.coverage import coverage as compute_coverage
-from extract.coverage import read_qa_texts
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
@@ -68,7 +68,7 @@ def coverage(qa_file, graph_name, settings):
     Example:
       audit coverage benchmark.json --graph person
     """
-    texts = read_qa_texts(qa_file)
+    texts = [f"{qa.question} {qa.answer}" for qa in load_utility(qa_file)]
     with GraphStore.open(settings) as store:
         _text_graph(store, graph_name)
         edges = store.read(Q.FORGET_FACT_NAMES, graph=graph_name)

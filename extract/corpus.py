@@ -13,8 +13,9 @@ skipped and counted. Nothing is read half: a bad record anywhere refuses the fil
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from graphstore.errors import InputDataError
@@ -45,10 +46,11 @@ class CorpusReport:
     """What reading a file found besides its documents."""
 
     path: str
+    split: str
+    sha256: str            # of the file's bytes, for the identity of a build
     documents: int = 0
     empty_skipped: int = 0
     characters: int = 0
-    skipped_records: list = field(default_factory=list)
 
 
 def corpus_format(path: Path, options: CorpusOptions) -> str:
@@ -58,8 +60,9 @@ def corpus_format(path: Path, options: CorpusOptions) -> str:
     return {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}.get(suffix, "text")
 
 
-def read_text_file(path: Path) -> str:
-    """The file as text; binary or non-UTF-8 content refused with the byte offset."""
+def read_text_file(path: Path) -> tuple[str, str]:
+    """The file as text, and the SHA-256 of its bytes; binary or non-UTF-8 content refused
+    with the byte offset."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -75,7 +78,7 @@ def read_text_file(path: Path) -> str:
         raise InputDataError(path, f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})") from e
     if not text.strip():
         raise InputDataError(path, "the file is empty")
-    return text
+    return text, hashlib.sha256(data).hexdigest()
 
 
 def read_corpus(path: str | Path, split: str, options: CorpusOptions = CorpusOptions()) -> tuple[list[Document], CorpusReport]:
@@ -85,9 +88,9 @@ def read_corpus(path: str | Path, split: str, options: CorpusOptions = CorpusOpt
         InputDataError: naming the file and the line or record.
     """
     path = Path(path)
-    text = read_text_file(path)
+    text, sha256 = read_text_file(path)
     fmt = corpus_format(path, options)
-    report = CorpusReport(str(path))
+    report = CorpusReport(str(path), split, sha256)
     if fmt == "text":
         raw = _plain_documents(text, options.one_per_line)
     elif fmt == "jsonl":

@@ -104,16 +104,20 @@ class Relation:
 
 
 @functools.lru_cache(maxsize=1)
+def _registry() -> dict:
+    return json.loads(resources.files("extract").joinpath("data/relations.v1.json").read_text("utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
 def relations() -> dict[str, Relation]:
     """The relation registry (``extract/data/relations.v1.json``), by id."""
-    data = json.loads(resources.files("extract").joinpath("data/relations.v1.json").read_text("utf-8"))
+    data = _registry()
     return {r["id"]: Relation(r["id"], r["label"], r.get("head", ""), r.get("tail", ""), r.get("inverse"),
                               bool(r.get("symmetric")), tuple(r.get("rebel", ()))) for r in data["relations"]}
 
 
 def relations_version() -> str:
-    data = json.loads(resources.files("extract").joinpath("data/relations.v1.json").read_text("utf-8"))
-    return data["version"]
+    return _registry()["version"]
 
 
 def rebel_relation_ids() -> dict[str, str]:

@@ -108,25 +108,40 @@ def _file_prefixes(graph: str, files: list[tuple[str, Path]]) -> dict[tuple[str,
     return out
 
 
-def extract_corpora(graph: str, forget: list[Path], retain: list[Path], options: TextBuildOptions,
-                    progress: Callable[[int], None] | None = None) -> TextCorpus:
-    """Read, segment and extract every document of the forget and retain files.
+@dataclass
+class Corpora:
+    """Every file of a build, read and checked: (split, path, documents) per file."""
 
-    All files are read and validated before any model runs, so a bad last file fails fast.
+    files: list[tuple[str, Path, list[Document]]]
+    reports: list[CorpusReport]
+
+    @property
+    def documents(self) -> list[Document]:
+        return [d for _, _, docs in self.files for d in docs]
+
+
+def read_corpora(forget: list[Path], retain: list[Path], options: TextBuildOptions) -> Corpora:
+    """Read and check every forget and retain file, before any model runs: a bad last file
+    fails fast, and nothing is read twice."""
+    if not forget:
+        raise InputDataError("--forget", "a text build needs at least one --forget FILE")
+    files, reports = [], []
+    for split, paths in (("forget", forget), ("retain", retain)):
+        for path in map(Path, paths):
+            docs, report = read_corpus(path, split, options.corpus)
+            files.append((split, path, docs))
+            reports.append(report)
+    return Corpora(files, reports)
+
+
+def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
+                    progress: Callable[[int], None] | None = None) -> TextCorpus:
+    """Segment and extract every document of ``corpora``.
+
     ``progress`` is called with the number of documents done after each one.
     """
     validate_graph_name(graph)
-    files = [("forget", Path(p)) for p in forget] + [("retain", Path(p)) for p in retain]
-    if not forget:
-        raise InputDataError("--forget", "a text build needs at least one --forget FILE")
-    documents, reports = [], []
-    per_file: list[tuple[str, Path, list[Document]]] = []
-    for split, path in files:
-        docs, report = read_corpus(path, split, options.corpus)
-        per_file.append((split, path, docs))
-        documents.extend(docs)
-        reports.append(report)
-    prefixes = _file_prefixes(graph, files)
+    prefixes = _file_prefixes(graph, [(split, path) for split, path, _ in corpora.files])
 
     from extract.nlp import load_pipeline
     from extract.rules import RulesExtractor
@@ -136,7 +151,7 @@ def extract_corpora(graph: str, forget: list[Path], retain: list[Path], options:
 
     passages: list[Passage] = []
     triples: list[Triple] = []
-    for split, path, docs in per_file:
+    for split, path, docs in corpora.files:
         prefix = prefixes[(split, path)]
         for document, doc in zip(docs, nlp.pipe((d.text for d in docs), batch_size=32)):
             parts = segment(doc, document, f"{prefix}/{document.index}", options.passage_tokens,
@@ -151,7 +166,7 @@ def extract_corpora(graph: str, forget: list[Path], retain: list[Path], options:
                 progress(1)
     kept = [t for t in triples if len(t.head) <= MAX_NAME_CHARS and len(t.tail) <= MAX_NAME_CHARS]
     version = (f"rules:{rules.spacy_model}" if rules else f"rebel:{options.rebel_model}") + f"+{relations_version()}"
-    return TextCorpus(graph, documents, passages, kept, reports, len(triples) - len(kept), version)
+    return TextCorpus(graph, corpora.documents, passages, kept, corpora.reports, len(triples) - len(kept), version)
 
 
 def _rebel(options: TextBuildOptions):
@@ -160,14 +175,12 @@ def _rebel(options: TextBuildOptions):
     return RebelExtractor(options.rebel_model, rebel_relation_ids())
 
 
-def corpus_sha256(forget: list[Path], retain: list[Path], options: TextBuildOptions) -> str:
-    """Identity of a text build: every file's bytes with its split, and the options that
-    change what is extracted."""
+def corpus_sha256(reports: list[CorpusReport], options: TextBuildOptions) -> str:
+    """Identity of a text build: every file's bytes with its split and name, and the options
+    that change what is extracted."""
     h = hashlib.sha256()
-    for split, paths in (("forget", forget), ("retain", retain)):
-        for path in paths:
-            h.update(f"{split}\0{Path(path).name}\0".encode())
-            h.update(hashlib.sha256(Path(path).read_bytes()).digest())
+    for report in reports:
+        h.update(f"{report.split}\0{Path(report.path).name}\0{report.sha256}".encode())
     h.update(repr((options.extractor, options.spacy_model, options.rebel_model, options.passage_tokens,
                    options.passage_sentences, options.corpus, relations_version())).encode())
     return h.hexdigest()
