@@ -21,6 +21,7 @@ class InjectionConfig:
     lora_r: int = field(default=16, metadata={"help": "LoRA rank for pretrained models"})
     lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha for pretrained models"})
     seed: int = field(default=0, metadata={"help": "seed of initialisation and data order"})
+    enabled: bool = field(default=True, metadata={"help": "off: audit the model as it is (it already knows the facts, e.g. a pretrained model and Wikidata people)"})
 
     def learning_rate(self, full_training: bool) -> float:
         return self.lr if self.lr is not None else (3e-3 if full_training else 2e-4)
@@ -81,6 +82,11 @@ def apply_options(config, options: dict[str, str], what: str):
         if key not in fields:
             raise ConfigError(f"{what} has no option {name!r}; valid: {', '.join(fields) or '(none)'}")
         current = getattr(config, key)
+        if current is None:  # an optional field: its annotation ("int | None") gives the type
+            current = {"int": 0, "float": 0.0, "bool": False}.get(str(fields[key].type).split(" |")[0], "")
+            if text.lower() == "none":
+                setattr(config, key, None)
+                continue
         try:
             if isinstance(current, bool):
                 value = {"true": True, "1": True, "false": False, "0": False}[text.lower()]

@@ -26,6 +26,7 @@ from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.models import Hardware, fingerprint, load_model, load_tokenizer
 from audit.qa import Edge
 from audit.scratch import build_scratch, parse_scratch
+from graphstore.errors import ConfigError
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 
 log = logging.getLogger(__name__)
@@ -67,8 +68,16 @@ def load_injected_model(injected: Injected, hardware: Hardware, gradient_checkpo
 
 def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge], config: InjectionConfig,
            hardware: Hardware, cache_dir: Path) -> Injected:
-    """Return the cached injected model for these settings, training it first if needed."""
+    """Return the cached injected model for these settings, training it first if needed
+    (or the model as it is, when injection is off)."""
     config.check()
+    if not config.enabled:
+        if parse_scratch(model_spec):
+            raise ConfigError(f"--model {model_spec} with --no-inject: a scratch model is untrained and knows "
+                              "nothing to unlearn; give a trained model folder, or leave injection on")
+        return Injected(Path(model_spec), model_spec, None,
+                        {"key": "none", "kind": "none", "epochs": 0, "reached": True, "min_rouge1": None,
+                         "mean_rouge1": None}, cached=True)
     key = cache_key(model_spec, graph_sha256, config)
     folder = cache_dir / "injected" / key
     if (folder / INFO_FILE).exists():

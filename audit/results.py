@@ -38,7 +38,7 @@ def start_run(store: GraphStore, run: str, props: dict) -> dict | None:
     """
     existing = get_run(store, run)
     if existing is None:
-        props = {k: _storable(v) for k, v in props.items()}
+        props = {k: storable(v) for k, v in props.items()}
         store.write(Q.RUN_CREATE, run=run, props={**props, "status": RUNNING, "started_at": now()})
         return None
     if existing.get("settings_sha256") != props["settings_sha256"]:
@@ -50,13 +50,13 @@ def start_run(store: GraphStore, run: str, props: dict) -> dict | None:
 
 
 def update_run(store: GraphStore, run: str, **props) -> None:
-    store.write(Q.RUN_UPDATE, run=run, props={k: _storable(v) for k, v in props.items()})
+    store.write(Q.RUN_UPDATE, run=run, props={k: storable(v) for k, v in props.items()})
 
 
 def write_results(store: GraphStore, run: str, rows: list[dict]) -> None:
     """Merge ``rows`` (``{edge, ...props}``) as the run's EdgeResults, in one transaction."""
     payload = [{"key": result_key(run, r["edge"]),
-                "props": {"run": run, **{k: _storable(v) for k, v in r.items()}}} for r in rows]
+                "props": {"run": run, **{k: storable(v) for k, v in r.items()}}} for r in rows]
     with store.transaction() as tx:
         tx.write_rows(Q.RESULTS_MERGE, payload, run=run)
 
@@ -69,14 +69,15 @@ def delete_run(store: GraphStore, run: str) -> int:
     """Remove a run and its results; returns the number of results removed."""
     if get_run(store, run) is None:
         raise ConfigError(f"no run {run!r}; `audit runs` lists them")
-    n = len(read_results(store, run))
+    n = len(read_results(store, run)) + len(store.read(Q.FACT_RESULTS_FOR_RUN, run=run))
     with store.transaction() as tx:
         tx.run(Q.RESULTS_DELETE, run=run)
+        tx.run(Q.FACT_RESULTS_DELETE, run=run)
         tx.run(Q.RUN_DELETE, run=run)
     return n
 
 
-def _storable(value):
+def storable(value):
     """Property values Neo4j accepts: scalars and homogeneous lists; anything else as JSON text."""
     if isinstance(value, dict):
         return json.dumps(value, sort_keys=True, default=str)

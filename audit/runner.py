@@ -30,6 +30,8 @@ from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.equivalence import load_judge
 from audit.inject import inject, load_injected_model
+from audit.memorization import MemorizationConfig
+from audit.memorization_run import UnlearningMemorization
 from audit.methods import method_class
 from audit.models import check_model_path, select_hardware
 from audit.scratch import parse_scratch
@@ -61,6 +63,7 @@ class RunRequest:
     device: str = "auto"
     eval_batch_size: int = E.DEFAULT_BATCH_SIZE
     equivalence: str | None = "embedding"   # judge of semantically equivalent answers; None: off
+    memorization: MemorizationConfig = field(default_factory=MemorizationConfig)  # Wikidata graphs only
     cache_dir: Path = Path(".audit/cache")
     injection: InjectionConfig = field(default_factory=InjectionConfig)
     unlearn: UnlearnConfig = field(default_factory=UnlearnConfig)
@@ -102,6 +105,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "utility_sha256": _sha256(request.utility) if request.utility else None,
         "refusals": refusal_version, "per_edge": request.per_edge, "prompt_version": PROMPT_VERSION,
         "equivalence": judge.version if judge else None,
+        "memorization_config": as_dict(request.memorization) if graph_info["source"] == "wikidata" else None,
     }
     settings_sha256 = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
     run = request.run_id or f"{request.graph}-{method.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
@@ -147,9 +151,12 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
     injected = inject(request.model, request.graph, graph_info["sha256"], edges, request.injection,
                       hardware, request.cache_dir)
     info = injected.info
-    report(f"injection {'(cached) ' if injected.cached else ''}{info['epochs']} epochs: edge ROUGE-1 recall "
-           f"min {info['min_rouge1']:.3f}, mean {info['mean_rouge1']:.3f}"
-           f"{'' if injected.reached else ' — below the target; results will say so'}")
+    if info["kind"] == "none":
+        report("injection off: the model is audited as it is")
+    else:
+        report(f"injection {'(cached) ' if injected.cached else ''}{info['epochs']} epochs: edge ROUGE-1 recall "
+               f"min {info['min_rouge1']:.3f}, mean {info['mean_rouge1']:.3f}"
+               f"{'' if injected.reached else ' — below the target; results will say so'}")
     R.update_run(store, run, injection_key=info["key"], injection_epochs=info["epochs"],
                  injection_reached=info["reached"], injection_min_rouge1=info["min_rouge1"])
 
@@ -167,9 +174,14 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
                 score.values["semantic_match"] = float(same)
         return scores
 
+    memorization = (UnlearningMemorization(store, run, request, model, tokenizer, edges, forget)
+                    if graph_info["source"] == "wikidata" and not request.per_edge else None)
+
     # -- before: the injected model (written once; a resumed run reuses it)
     stored = {r["edge"]: r for r in R.read_results(store, run)}
     run_node = R.get_run(store, run)
+    if memorization is not None:
+        memorization.measure("before", report)
     if not all("rouge1_before" in stored.get(k, {}) for k in edges) or "utility_rouge1_before" not in run_node:
         scores = evaluate(all_qas, "measure before")
         R.write_results(store, run, [
@@ -192,13 +204,19 @@ def _execute(store, run, run_dir, request, method, edges, forget, train_retain, 
             unlearner.model.save_pretrained(run_dir / "adapter")
             scores = evaluate(all_qas, "measure after")
             R.write_results(store, run, [{"edge": k, **_phase(v, qa, "after")} for k, (v, qa) in _by_edge(scores).items()])
+            if memorization is not None:
+                memorization.model = unlearner.model
+                memorization.measure("after", report)
             R.update_run(store, run, unlearn_steps=stats.steps, unlearn_tokens=stats.tokens,
                          unlearn_seconds=round(stats.seconds, 2), unlearn_tokens_per_second=round(stats.tokens_per_second, 1),
                          unlearn_forget_pairs_per_second=round(stats.forget_pairs_per_second, 2),
                          final_loss=stats.final_loss,
                          utility_rouge1_after=_mean_rouge1(evaluate(utility, "utility after")) if utility else None)
             (run_dir / "checkpoint.pt").unlink(missing_ok=True)
-        return _joint_summary(R.read_results(store, run), R.get_run(store, run))
+        summary = _joint_summary(R.read_results(store, run), R.get_run(store, run))
+        if memorization is not None:
+            summary.update(memorization.summary())
+        return summary
 
     # -- per-edge sweep: one unlearning per forget edge, adapters reset in between
     for position, edge in enumerate(forget, 1):
@@ -318,7 +336,9 @@ def _sweep_summary(results: list[dict]) -> dict:
 
 def _summary(run: dict) -> dict:
     keys = ("forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before", "retain_rouge1_after",
-            "forget_memorized_before", "forget_memorized_after", "deviation_score", "utility_rouge1_before", "utility_rouge1_after", "swept_edges")
+            "forget_memorized_before", "forget_memorized_after", "forget_facts_memorized_before",
+            "forget_facts_memorized_after", "subject_retain_facts_memorized_before",
+            "subject_retain_facts_memorized_after", "deviation_score", "utility_rouge1_before", "utility_rouge1_after", "swept_edges")
     return {k: run[k] for k in keys if run.get(k) is not None}
 
 

@@ -13,6 +13,7 @@ A selector is written as ``NAME:ARGUMENT`` on the command line and stored that w
 | ``edges:K1,K2,...`` | these edge keys (``<graph>/<label>``, or the label alone) |
 | ``audit-set`` | text graphs: the forget facts the retain corpus does not also state |
 | ``split:S`` | every edge of split ``forget`` or ``retain`` |
+| ``memorized:S1,S2[@RUN]`` | Wikidata graphs: every fact of these subjects (Q-id or name) that a memorization run found memorized; the latest finished one that measured them, or RUN |
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from graphstore.errors import ConfigError
 
 DENSITY_TIERS = ("sparse", "mid", "dense")
 DENSITY_LOW, DENSITY_HIGH = 1 / 3, 2 / 3
-SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edges", "audit-set", "split")
+SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edges", "audit-set", "split", "memorized")
 SPLITS = ("forget", "retain")
 
 
@@ -78,6 +79,8 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
         if argument not in SPLITS:
             raise ConfigError(f"--select {spec!r}: unknown split {argument!r}; valid: {', '.join(SPLITS)}")
         return [r["key"] for r in store.read(Q.SELECT_SPLIT, graph=graph, split=argument)]
+    if name == "memorized":
+        return _memorized(store, graph, spec, argument)
     if name in ("top-degree", "bottom-degree"):
         k = _count(spec, argument)
         query = Q.SELECT_TOP_DEGREE if name == "top-degree" else Q.SELECT_BOTTOM_DEGREE
@@ -108,7 +111,28 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
 
 _EXAMPLES = {"top-degree": "top-degree:3", "bottom-degree": "bottom-degree:3", "domain": "domain:sales",
              "density": "density:dense:2", "entity": "entity:'Jzrcws SA'", "edges": "edges:A_B,A_C",
-             "split": "split:forget"}
+             "split": "split:forget", "memorized": "memorized:Q42 or memorized:Q42@people-mem"}
+
+
+def _memorized(store: GraphStore, graph: str, spec: str, argument: str) -> list[str]:
+    """Right to be forgotten: the memorized facts of the subjects named, from a memorization run."""
+    from audit.memorization_run import resolve_subjects
+
+    names, _, run = argument.partition("@")
+    qids = resolve_subjects(store, graph, [n.strip() for n in names.split(",") if n.strip()])
+    if not run:
+        found = store.read(Q.LATEST_MEMORIZATION_RUN, graph=graph, subjects=qids)
+        if not found:
+            raise ConfigError(f"--select {spec!r}: no finished memorization run of graph {graph!r} measured "
+                              f"{', '.join(qids)}; run audit memorization --graph {graph} --subject {qids[0]} --model ... first")
+        run = found[0]["key"]
+    elif not store.read(Q.RUN_GET, run=run):
+        raise ConfigError(f"--select {spec!r}: no run {run!r}; `audit runs --graph {graph}` lists them")
+    keys = [r["key"] for r in store.read(Q.SELECT_MEMORIZED, run=run, subjects=qids)]
+    if not keys:
+        raise ConfigError(f"--select {spec!r}: memorization run {run} found no memorized fact of "
+                          f"{', '.join(qids)}; there is nothing to forget")
+    return keys
 
 
 def _count(spec: str, text: str) -> int:

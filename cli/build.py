@@ -10,6 +10,7 @@ import click
 from graphstore import GraphStore
 from cli.common import connection_options
 from cli.build_text import build_text, text_options
+from cli.build_wikidata import build_wikidata, wikidata_options
 from extract.pistol_load import load_pistol
 from graphstore.ingest import write_graph
 
@@ -24,16 +25,21 @@ FILE = click.Path(dir_okay=False, path_type=Path)
               help="A text corpus whose facts must be forgotten (.txt, .jsonl, .json); repeatable.")
 @click.option("--retain", "retain_files", multiple=True, type=FILE, metavar="FILE",
               help="A text corpus whose facts must be kept; repeatable. With --forget.")
+@click.option("--wikidata", "wikidata_file", type=FILE, default=None, metavar="FILE",
+              help="Wikidata entity JSON: a dump (.json, .json.gz, .json.bz2), JSON Lines of entities, "
+                   "or wbgetentities output. Humans (P31 = Q5) become subjects.")
 @click.option("--graph", "graph_name", default=None, metavar="NAME",
-              help="Graph name (default: the file name without extension). One PISTOL file, or "
-                   "the one graph that text corpora become.")
+              help="Graph name (default: the file name without extension). One PISTOL file, "
+                   "the one graph that text corpora become, or the Wikidata file's graph.")
 @click.option("--split", type=click.Choice(["retain", "forget"]), default="retain", show_default=True,
               help="PISTOL: the forget/retain split recorded on every edge of these files.")
 @click.option("--replace", is_flag=True,
               help="Replace a graph of the same name that holds different content.")
 @text_options
+@wikidata_options
 @connection_options
-def build(pistol_files, forget_files, retain_files, graph_name, split, replace, settings, **text):
+def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, split, replace, settings,
+          labels_files, instance_of, language, skip_bad_records, properties_file, **text):
     """Load datasets into the graph, then recompute degrees, components and densities.
 
     PISTOL files: every file becomes one graph. Text corpora (--forget/--retain): all of
@@ -49,16 +55,23 @@ def build(pistol_files, forget_files, retain_files, graph_name, split, replace, 
       audit build --pistol a.json --pistol b.json
       audit build --pistol new.json --graph contracts --replace
       audit build --forget person.txt --retain news.jsonl --graph person
+      audit build --wikidata people.json.gz --labels value_labels.tsv --graph people
     """
-    if (forget_files or retain_files) and pistol_files:
-        raise click.UsageError("build PISTOL files and text corpora in separate commands")
+    if sum(map(bool, (pistol_files, forget_files or retain_files, wikidata_file))) > 1:
+        raise click.UsageError("build PISTOL files, text corpora and Wikidata files in separate commands")
+    if wikidata_file:
+        build_wikidata(wikidata_file, graph_name, replace, settings, labels_files=labels_files,
+                       instance_of=instance_of, language=language, skip_bad_records=skip_bad_records,
+                       properties_file=properties_file)
+        return
     if forget_files or retain_files:
         if not forget_files:
             raise click.UsageError("--retain needs at least one --forget FILE: the forget corpus is what is audited")
         build_text(forget_files, retain_files, graph_name, replace, settings, **text)
         return
     if not pistol_files:
-        raise click.UsageError("nothing to build: give --pistol FILE, or --forget FILE [--retain FILE]")
+        raise click.UsageError("nothing to build: give --pistol FILE, --forget FILE [--retain FILE], "
+                               "or --wikidata FILE")
     if graph_name and len(pistol_files) > 1:
         raise click.UsageError("--graph names one graph; give one --pistol FILE with it")
     # Validate every file before touching the database: a bad second file must not leave

@@ -1,4 +1,4 @@
-"""`audit generate pistol`: new PISTOL-style datasets on any topology."""
+"""`audit generate pistol` and `audit generate wikidata`: synthetic datasets whose facts we control."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import click
 
 from extract.pistol_generate import iter_pistol, write_dataset
 from extract.topology import FAMILIES, build_topology, from_edge_list
+from extract.wikidata_generate import FORMS, generate_people, write_entities
 
 
 @click.group()
@@ -17,6 +18,7 @@ def generate():
     \b
     Example:
       audit generate pistol --topology barabasi_albert --nodes 500 --m 2 --output ba.json
+      audit generate wikidata --people 1000 --seed 7 --output people.json.gz
     """
 
 
@@ -58,3 +60,33 @@ def pistol(topology, nodes, p, m, edges_file, employment_fraction, values_file, 
     count = write_dataset(iter_pistol(edge_list, seed=seed, employment_fraction=employment_fraction,
                                         data_input=values_file), output)
     click.echo(f"wrote {output}: {len(edge_list)} edges, {count} QA pairs (seed {seed})")
+
+
+@generate.command()
+@click.option("--people", type=click.IntRange(min=1), required=True, help="How many synthetic people.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same entities, byte for byte.")
+@click.option("--form", type=click.Choice(FORMS), default="dump", show_default=True,
+              help="dump: the Wikidata JSON dump layout ('[', one entity per line, ']'); jsonl: one entity per "
+                   "line; wbgetentities: the API answer {\"entities\": {id: entity}}.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write; a name ending in .gz or .bz2 is compressed.")
+def wikidata(people, seed, form, output):
+    """Generate synthetic people as Wikidata entity JSON: humans (P31 Q5) with random unique names
+    and realistic facts (birth, citizenship, occupation, languages, spouse, height, ...), plus
+    the value items and properties they point to, so that one file holds every label.
+
+    Some statements are traps for readers: deprecated wrong values, a preferred value beside a
+    normal one, and 'somevalue' snaks without a value. The line printed counts the people,
+    the other items and the statements of every entity in the file.
+
+    \b
+    Examples:
+      audit generate wikidata --people 100 --output people.json
+      audit generate wikidata --people 5000 --seed 7 --form jsonl -o people.jsonl.bz2
+      audit generate wikidata --people 50 --form wbgetentities -o people.json.gz
+    """
+    entities = generate_people(people, seed=seed)
+    write_entities(entities, output, form=form)
+    value_items = sum(1 for e in entities if e["type"] == "item") - people
+    statements = sum(len(group) for e in entities for group in e["claims"].values())
+    click.echo(f"wrote {output}: {people} people, {value_items} value items, {statements} statements (seed {seed})")

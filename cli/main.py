@@ -13,6 +13,7 @@ from graphstore.errors import AuditError
 from cli.build import build
 from cli.edges import edges
 from cli.generate import generate
+from cli.memorization import memorization
 from cli.query import query
 from cli.run import run
 from cli.runs import runs
@@ -56,7 +57,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-for command in (build, edges, query, status, stats, coverage, generate, server, run, runs):
+for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization):
     cli.add_command(command)
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from audit.config import InjectionConfig, UnlearnConfig
+from audit.config import InjectionConfig, UnlearnConfig, apply_options
+from audit.memorization import MemorizationConfig
 from audit.evaluate import DEFAULT_BATCH_SIZE
 from audit.methods import METHODS
 from audit.runner import RunRequest, run_audit
@@ -70,6 +71,12 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
               help="Injection gives up after this many epochs.")
 @click.option("--inject-lr", type=float, default=None,
               help="Injection learning rate (default 3e-3 scratch, 2e-4 LoRA).")
+@click.option("--no-inject", is_flag=True,
+              help="Audit the model as it is, without knowledge injection: it already knows the facts "
+                   "(a pretrained model and Wikidata people, or a model you trained).")
+@click.option("--memorization-option", "memorization_options", multiple=True, metavar="NAME=VALUE",
+              help="Wikidata graphs: a setting of the memorization measure run before and after unlearning, "
+                   "e.g. counterfactuals=20 (see audit memorization --help). Repeatable.")
 @click.option("--inject-batch-size", type=int, default=_inject.batch_size, show_default=True, help="Injection batch size.")
 @click.option("--eval-batch-size", type=int, default=DEFAULT_BATCH_SIZE, show_default=True,
               help="QA pairs per generation/scoring batch.")
@@ -82,14 +89,16 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @connection_options
 def run(graph_name, selector, cypher, method, method_options, model, per_edge, retain_scope, utility, idk, run_id,
         epochs, lr, batch_size, grad_accum, lora_r, lora_alpha, lora_targets, seed, gradient_checkpointing,
-        inject_target, inject_max_epochs, inject_lr, inject_batch_size, eval_batch_size, equivalence, device,
-        cache_dir, settings):
+        inject_target, inject_max_epochs, inject_lr, no_inject, memorization_options, inject_batch_size,
+        eval_batch_size, equivalence, device, cache_dir, settings):
     """Unlearn a forget set chosen on the graph and write per-edge results back.
 
     Selects edges (--select or --cypher), makes the model know every QA pair of the graph
-    (knowledge injection, cached), measures every edge, unlearns with LoRA adapters, measures
-    again, and writes a Run node and one EdgeResult per edge. A run killed part-way resumes
-    when started again with the same --run-id.
+    (knowledge injection, cached; --no-inject for a model that already knows them), measures
+    every edge, unlearns with LoRA adapters, measures again, and writes a Run node and one
+    EdgeResult per edge. On a Wikidata graph, the memorization of every fact of the subjects
+    concerned is also measured before and after (one FactResult per fact). A run killed
+    part-way resumes when started again with the same --run-id.
 
     \b
     Examples:
@@ -99,6 +108,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
           --idk ../shared/data/pistol/idontknow.jsonl --utility ../shared/data/pistol/factual_data.json
       audit run --graph demo --cypher "MATCH (:Entity {graph: \\$graph})-[f:FACT]->() WHERE f.edge_degree > 5 RETURN f.key AS key"
       audit run --graph demo --select edges:0_1 --model ./my-llama --method simnpo --method-option beta=3
+      audit run --graph people --select memorized:Q42 --model ./my-llama --no-inject
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     request = RunRequest(
@@ -106,7 +116,8 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
         model=model, retain=retain_scope, utility=utility, idk=idk, per_edge=per_edge, run_id=run_id, device=device,
         eval_batch_size=eval_batch_size, equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir or settings.store_dir / "cache",
         injection=InjectionConfig(target_rouge1=inject_target, max_epochs=inject_max_epochs, lr=inject_lr,
-                                  batch_size=inject_batch_size, seed=seed),
+                                  batch_size=inject_batch_size, seed=seed, enabled=not no_inject),
+        memorization=apply_options(MemorizationConfig(seed=seed), _options(memorization_options), "the memorization measure"),
         unlearn=UnlearnConfig(epochs=epochs, lr=lr, batch_size=batch_size, grad_accum=grad_accum, lora_r=lora_r,
                               lora_alpha=lora_alpha, lora_targets=lora_targets, seed=seed,
                               gradient_checkpointing=gradient_checkpointing),

@@ -57,6 +57,11 @@ def passage_rows(record: GraphRecord) -> tuple[list[dict], list[dict]]:
     return passages, mentions
 
 
+def property_rows(record: GraphRecord) -> list[dict]:
+    return [{"key": p.key, "graph": p.graph, "pid": p.pid, "label": p.label, "description": p.description,
+             "aliases": list(p.aliases), "label_source": p.label_source} for p in record.property_records]
+
+
 def check_references(record: GraphRecord) -> None:
     """Every fact's endpoints are entities of the same graph; keys are unique."""
     keys = [e.key for e in record.entities]
@@ -126,6 +131,8 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
             passages, mentions = passage_rows(record)
             tx.write_rows(Q.PASSAGES_CREATE, passages, batch_rows=DEFAULT_BATCH_ROWS)
             tx.write_rows(Q.MENTIONS_CREATE, mentions, batch_rows=DEFAULT_BATCH_ROWS)
+        if record.property_records:
+            tx.write_rows(Q.PROPERTIES_CREATE, property_rows(record), batch_rows=DEFAULT_BATCH_ROWS)
         structure: StructureSummary = compute_structure(tx, record.name, use_gds=store.has_gds)
         if record.source == "text":
             tx.run(Q.REDUNDANCY_SET, graph=record.name)

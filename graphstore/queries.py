@@ -21,6 +21,10 @@ SCHEMA = (
     "CREATE INDEX edge_result_run IF NOT EXISTS FOR (n:EdgeResult) ON (n.run)",
     "CREATE CONSTRAINT passage_key IF NOT EXISTS FOR (n:Passage) REQUIRE n.key IS UNIQUE",
     "CREATE INDEX passage_graph IF NOT EXISTS FOR (n:Passage) ON (n.graph)",
+    "CREATE CONSTRAINT property_key IF NOT EXISTS FOR (n:Property) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX property_graph IF NOT EXISTS FOR (n:Property) ON (n.graph)",
+    "CREATE CONSTRAINT fact_result_key IF NOT EXISTS FOR (n:FactResult) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX fact_result_run IF NOT EXISTS FOR (n:FactResult) ON (n.run)",
 )
 # Neo4j-only: a relationship property index. The embedded engine has none, and lookups
 # anchor on node keys anyway; on Neo4j it speeds up ad-hoc `MATCH ()-[r:FACT {key: $k}]->()`.
@@ -51,6 +55,7 @@ SET g += $props
 # Anchored on the graph's indexed keys, never a scan of every node.
 GRAPH_DELETE = (
     "MATCH (p:Passage {graph: $graph}) DETACH DELETE p",
+    "MATCH (p:Property {graph: $graph}) DELETE p",
     "MATCH (:Entity {graph: $graph})-[r:FACT]->() DELETE r",
     "MATCH (e:Entity {graph: $graph}) DETACH DELETE e",
     "MATCH (c:Component {graph: $graph}) DELETE c",
@@ -82,6 +87,13 @@ PASSAGES_CREATE = """
 UNWIND $rows AS row
 CREATE (p:Passage {key: row.key, graph: row.graph, split: row.split, path: row.path,
                    document: row.document, position: row.position, text: row.text})
+"""
+
+# Knowledge-base sources (Wikidata): one node per property, joined to facts by FACT.relation = pid.
+PROPERTIES_CREATE = """
+UNWIND $rows AS row
+CREATE (p:Property {key: row.key, graph: row.graph, pid: row.pid, label: row.label,
+                    description: row.description, aliases: row.aliases, label_source: row.label_source})
 """
 
 MENTIONS_CREATE = """
@@ -361,4 +373,62 @@ DETACH DELETE x
 RUN_DELETE = """
 MATCH (r:Run {key: $run})
 DETACH DELETE r
+"""
+
+# -- Wikidata subjects and per-fact memorization (WikiMem) -------------------------------------
+# Every fact of a Wikidata graph with its subject and value, for canaries and counterfactuals.
+WIKIDATA_FACTS = """
+MATCH (s:Entity {graph: $graph})-[f:FACT]->(:Entity)
+RETURN f.key AS key, f.subject AS subject, s.key AS subject_key, s.name AS subject_name,
+       f.relation AS pid, f.property_label AS property_label, f.value AS value,
+       f.value_type AS value_type, f.value_precision AS precision
+ORDER BY key
+"""
+
+SUBJECT_FIND = """
+MATCH (s:Entity {graph: $graph})-[:FACT]->()
+WHERE s.key = $subject OR s.label = $subject OR s.name = $subject
+RETURN DISTINCT s.label AS qid, s.name AS name
+ORDER BY qid
+"""
+
+# One result node per (run, subject, property), linked to its run and to its subject.
+FACT_RESULTS_MERGE = """
+UNWIND $rows AS row
+MATCH (r:Run {key: $run})
+MATCH (s:Entity {key: row.subject_key})
+MERGE (x:FactResult {key: row.key})
+SET x += row.props
+MERGE (r)-[:HAS_RESULT]->(x)
+MERGE (x)-[:ABOUT]->(s)
+"""
+
+FACT_RESULTS_FOR_RUN = """
+MATCH (x:FactResult {run: $run})
+RETURN x AS result
+ORDER BY x.key
+"""
+
+FACT_RESULTS_DELETE = """
+MATCH (x:FactResult {run: $run})
+DETACH DELETE x
+"""
+
+# The latest finished memorization run of a graph that measured any of $subjects.
+LATEST_MEMORIZATION_RUN = """
+MATCH (r:Run {graph: $graph})
+WHERE r.kind = 'memorization' AND r.status = 'done'
+  AND any(q IN r.subjects WHERE q IN $subjects)
+RETURN r.key AS key
+ORDER BY r.ended_at DESC, key DESC
+LIMIT 1
+"""
+
+# Right to be forgotten: every fact of these subjects that a memorization run found memorized.
+SELECT_MEMORIZED = """
+MATCH (x:FactResult {run: $run})
+WHERE x.subject IN $subjects AND x.memorized
+UNWIND x.edges AS key
+RETURN DISTINCT key
+ORDER BY key
 """

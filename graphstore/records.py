@@ -124,17 +124,35 @@ class PassageRecord:
 
 
 @dataclass(frozen=True)
+class PropertyRecord:
+    """A property of a knowledge base (Wikidata's P106 "occupation"): what its facts' relation
+    means. Stored as a node, so Cypher can find facts by the property's label or alias."""
+
+    key: str
+    graph: str
+    pid: str                 # the source's id: "P106"
+    label: str               # "occupation"; the id itself when no label is known
+    description: str = ""
+    aliases: tuple = ()
+    label_source: str = "file"   # where the label came from: file (the input or a labels file), registry, missing
+
+    def __post_init__(self):
+        validate_key(self.key, "property")
+
+
+@dataclass(frozen=True)
 class GraphRecord:
     """Everything one source file contributes: its provenance, entities and facts."""
 
     name: str
-    source: str  # "pistol", "text", later "wikidata"
+    source: str  # "pistol", "text", "wikidata"
     path: str
     sha256: str
     entities: tuple
     facts: tuple
     properties: dict = field(default_factory=dict)
     passages: tuple = ()  # PassageRecord, for sources that are text
+    property_records: tuple = ()  # PropertyRecord, for knowledge-base sources (Wikidata)
 
     def __post_init__(self):
         validate_graph_name(self.name)
