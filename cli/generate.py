@@ -8,7 +8,8 @@ import click
 
 from extract.pistol_generate import iter_pistol, write_dataset
 from extract.topology import FAMILIES, build_topology, from_edge_list
-from extract.wikidata_generate import FORMS, generate_people, write_entities
+from extract.wikidata_generate import generate_people
+from extract.wikidata_write import FORMS, write_entities
 
 
 @click.group()

@@ -21,31 +21,25 @@ genders, which keep their real Wikidata ids, and the classes used in ``P31`` and
 Example::
 
     >>> entities = generate_people(100, seed=7)
-    >>> write_entities(entities, "people.json.gz", form="dump")  # 100 people, 362 values, 19 properties
+    >>> len(entities)  # 100 people, 362 values, 19 properties
     481
+
+``extract.wikidata_write.write_entities`` writes them to a file in the dump, JSON Lines or
+``wbgetentities`` layout.
 """
 
 from __future__ import annotations
 
-import bz2
 import calendar
-import contextlib
-import gzip
 import hashlib
-import io
 import json
-import os
 import random
-import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 from graphstore.errors import ConfigError, InputDataError
 
 POOLS_FILE = "wikidata_synthetic.v1.json"
-FORMS = ("dump", "jsonl", "wbgetentities")
 FIRST_PERSON_ID = 900_000_001
 FIRST_VALUE_ID = 800_000_001
 
@@ -240,63 +234,6 @@ def generate_people(count: int, seed: int = 0, people_only: bool = False) -> lis
     entities += _value_entities(pools, ids, seed)
     used_properties = sorted({prop for e in entities for prop in e["claims"]}, key=lambda p: int(p[1:]))
     return entities + [_property_entity(prop) for prop in used_properties]
-
-
-def write_entities(entities: Iterable[dict], path: str | Path, form: str = "dump") -> int:
-    """Write entities in one of the layouts Wikidata data comes in, atomically; return how many.
-
-    Forms: ``dump`` (the JSON dump: a line ``[``, one entity per line each followed by ``,``
-    except the last, then ``]``), ``jsonl`` (one entity per line) or ``wbgetentities`` (the API
-    answer ``{"entities": {id: entity, ...}, "success": 1}``). A path ending in ``.gz`` is
-    gzip-compressed (with no time stamp, so equal entities give equal bytes), ``.bz2`` bzip2.
-
-    Raises:
-        ConfigError: an unknown form, an entity without a string ``id``, or a file that
-            cannot be written (the message names it).
-    """
-    if form not in FORMS:
-        raise ConfigError(f"unknown form {form!r}; valid forms: {', '.join(FORMS)}")
-    path = Path(path)
-    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot write the entities there: {e.strerror or e}") from e
-    count = 0
-    try:
-        with contextlib.ExitStack() as stack:
-            f = _text_writer(stack, stack.enter_context(os.fdopen(fd, "wb")), path)
-            f.write({"dump": "[\n", "jsonl": "", "wbgetentities": '{"entities":{'}[form])
-            for entity in entities:
-                if not isinstance(entity, dict) or not isinstance(entity.get("id"), str):
-                    raise ConfigError(f"{path}: entity {count} has no string 'id'; it is not a Wikidata entity")
-                if form == "jsonl":
-                    f.write(encode(entity) + "\n")
-                else:
-                    f.write(("," if form == "wbgetentities" else ",\n") if count else "")
-                    f.write((encode(entity["id"]) + ":" if form == "wbgetentities" else "") + encode(entity))
-                count += 1
-            f.write({"dump": "\n]\n", "jsonl": "", "wbgetentities": '},"success":1}\n'}[form])
-        mask = os.umask(0)  # the only portable way to read the umask is to set it and put it back
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise ConfigError(f"{path}: cannot write the entities: {e.strerror or e}") from e
-        raise
-    return count
-
-
-def _text_writer(stack: contextlib.ExitStack, raw, path: Path) -> io.TextIOWrapper:
-    if path.suffix == ".gz":
-        raw = stack.enter_context(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0))
-    elif path.suffix == ".bz2":
-        raw = stack.enter_context(bz2.BZ2File(raw, "wb"))
-    return stack.enter_context(io.TextIOWrapper(raw, encoding="utf-8", newline="\n"))
 
 
 def _names(where: str, key: str, items) -> tuple[str, ...]:

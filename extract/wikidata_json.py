@@ -87,7 +87,25 @@ def _entities(path: Path, text: io.TextIOBase, report: ReadReport, skip: bool) -
     if not first:
         raise InputDataError(path, "the file is empty")
     if first == "[":
+        # A dump has one whole entity per line; a pretty-printed array does not (its next line
+        # is "{" or the start of one): that one is parsed as a whole document.
+        second = ""
+        for line in text:
+            number += 1
+            second = line.strip()
+            if second:
+                break
+        try:
+            value = json.loads(second.removesuffix(",")) if second not in ("", "]") else None
+        except json.JSONDecodeError:
+            yield from _document(path, _whole(path, first + "\n" + second + "\n" + text.read()), report, skip)
+            return
         report.form = "dump"
+        if value is not None:
+            yield from _checked(path, f"line {number}", value, report, skip)
+        if second == "]":
+            yield from _lines(path, text, number, report, skip, dump=False)
+            return
         yield from _lines(path, text, number, report, skip, dump=True)
         return
     if first.startswith("{"):

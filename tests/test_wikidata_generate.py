@@ -22,7 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from extract.wikidata_generate import generate_people, write_entities
+from extract.wikidata_generate import generate_people
+from extract.wikidata_write import write_entities
 from graphstore.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -77,7 +78,8 @@ def test_same_seed_same_bytes_and_another_seed_differs(tmp_path):
 
 
 def test_output_does_not_depend_on_the_hash_seed_of_the_process(tmp_path):
-    code = ("import sys; from extract.wikidata_generate import generate_people, write_entities; "
+    code = ("import sys; from extract.wikidata_generate import generate_people; "
+            "from extract.wikidata_write import write_entities; "
             "write_entities(generate_people(80, seed=5), sys.argv[1], form='jsonl')")
     outputs = []
     for hash_seed in ("1", "2"):
