@@ -27,7 +27,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from audit.canaries import FactValue, Subject, Template, counterfactuals, fact_templates, name_variants, render
+from audit.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render
 from audit.likelihood import SentenceScorer
 from audit.properties import PropertyRegistry
 from graphstore.errors import ConfigError

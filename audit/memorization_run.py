@@ -7,8 +7,6 @@ and the selector ``memorized:SUBJECT`` turns a measurement into a forget set.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -27,7 +25,6 @@ from audit.scratch import parse_scratch
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
-from graphstore.records import validate_key
 
 log = logging.getLogger(__name__)
 KIND = "memorization"
@@ -156,11 +153,10 @@ def run_memorization(store: GraphStore, request: MemorizationRequest,
     settings = {"graph": request.graph, "graph_sha256": graph_info["sha256"], "model": request.model,
                 "subjects": qids, "properties": request.properties, "config": as_dict(request.config),
                 "registry": registry.version, "measure": MEASURE_VERSION}
-    settings_sha256 = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
-    run = request.run_id or f"{request.graph}-memorization-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
-    validate_key(run, "run id")
-    existing = R.get_run(store, run)
-    if existing and existing.get("status") == R.DONE and existing.get("settings_sha256") == settings_sha256:
+    settings_sha256 = R.settings_sha256(settings)
+    run = R.run_key(request.run_id, request.graph, KIND)
+    existing = R.finished_run(store, run, settings_sha256)
+    if existing:
         report(f"run {run} is already complete; nothing to do")
         return run, {k: existing.get(k) for k in summary([]) if k in existing}
     R.start_run(store, run, {**settings, "settings_sha256": settings_sha256, "kind": KIND, "method": KIND,

@@ -8,12 +8,15 @@ only adds its own properties: what is written is never lost.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from datetime import datetime, timezone
 
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
+from graphstore.records import validate_key
 
 RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
 
@@ -24,6 +27,25 @@ def now() -> str:
 
 def result_key(run: str, edge: str) -> str:
     return f"{run}/{edge}"
+
+
+def settings_sha256(settings: dict) -> str:
+    """The identity of a run's settings: a run resumes only under the same digest."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+
+
+def run_key(run_id: str | None, graph: str, label: str) -> str:
+    """The run's key: the id given, or ``<graph>-<label>-<UTC time>``; validated."""
+    run = run_id or f"{graph}-{label}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
+    return validate_key(run, "run id")
+
+
+def finished_run(store: GraphStore, run: str, digest: str) -> dict | None:
+    """The run node when the run is complete with these settings (nothing left to do)."""
+    existing = get_run(store, run)
+    if existing and existing.get("status") == DONE and existing.get("settings_sha256") == digest:
+        return existing
+    return None
 
 
 def get_run(store: GraphStore, run: str) -> dict | None:

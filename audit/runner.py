@@ -12,10 +12,8 @@ the same id skips what is already there (see ``audit/results.py``).
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import subprocess
-import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -41,7 +39,6 @@ from audit.unlearn import Unlearner
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
-from graphstore.records import validate_key
 
 log = logging.getLogger(__name__)
 
@@ -107,11 +104,10 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "equivalence": judge.version if judge else None,
         "memorization_config": as_dict(request.memorization) if graph_info["source"] == "wikidata" else None,
     }
-    settings_sha256 = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
-    run = request.run_id or f"{request.graph}-{method.name}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
-    validate_key(run, "run id")
-    existing = R.get_run(store, run)
-    if existing and existing.get("status") == R.DONE and existing.get("settings_sha256") == settings_sha256:
+    settings_sha256 = R.settings_sha256(settings)
+    run = R.run_key(request.run_id, request.graph, method.name)
+    existing = R.finished_run(store, run, settings_sha256)
+    if existing:
         report(f"run {run} is already complete; nothing to do")
         return RunOutcome(run, R.DONE, True, _summary(existing))
 

@@ -31,11 +31,10 @@ Example::
 from __future__ import annotations
 
 import calendar
+import io
 import json
-import os
 import random
 import string
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -43,6 +42,7 @@ from pathlib import Path
 
 from graphstore.errors import ConfigError, InputDataError
 
+from extract.atomic import atomic_output
 from extract.jsonfile import read_json
 from extract.pistol_templates import TemplateSet, load_templates
 
@@ -204,39 +204,16 @@ def write_dataset(records: Iterable[dict], path: str | Path) -> int:
     """
     path = Path(path)
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot write the dataset there: {e.strerror or e}") from e
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write("[\n")
-            for record in records:
-                if count:
-                    f.write(",\n")
-                f.write(encode(record))
-                count += 1
-            f.write("\n]\n")
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise ConfigError(f"{path}: cannot write the dataset: {e.strerror or e}") from e
-        raise
+    with atomic_output(path, "dataset") as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as f:
+        f.write("[\n")
+        for record in records:
+            if count:
+                f.write(",\n")
+            f.write(encode(record))
+            count += 1
+        f.write("\n]\n")
     return count
-
-
-def _umask() -> int:
-    # The only portable way to read the umask is to set it and put it back.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _check_edges(edges: Iterable[Sequence[str]]) -> tuple[list, dict]:

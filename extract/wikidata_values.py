@@ -162,11 +162,6 @@ def format_time(time: str, precision: int) -> str:
     return f"{year}{era}"
 
 
-def time_preposition(precision: int | None) -> str:
-    """``on`` a day, ``in`` a month, year, decade or century."""
-    return "on" if precision is not None and precision >= 11 else "in"
-
-
 def _ordinal_suffix(n: int) -> str:
     if 10 <= n % 100 <= 20:
         return "th"

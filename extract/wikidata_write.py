@@ -20,12 +20,12 @@ import contextlib
 import gzip
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from graphstore.errors import ConfigError
+
+from extract.atomic import atomic_output
 
 FORMS = ("dump", "jsonl", "wbgetentities")
 
@@ -46,36 +46,20 @@ def write_entities(entities: Iterable[dict], path: str | Path, form: str = "dump
         raise ConfigError(f"unknown form {form!r}; valid forms: {', '.join(FORMS)}")
     path = Path(path)
     encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot write the entities there: {e.strerror or e}") from e
     count = 0
-    try:
-        with contextlib.ExitStack() as stack:
-            f = _text_writer(stack, stack.enter_context(os.fdopen(fd, "wb")), path)
-            f.write({"dump": "[\n", "jsonl": "", "wbgetentities": '{"entities":{'}[form])
-            for entity in entities:
-                if not isinstance(entity, dict) or not isinstance(entity.get("id"), str):
-                    raise ConfigError(f"{path}: entity {count} has no string 'id'; it is not a Wikidata entity")
-                if form == "jsonl":
-                    f.write(encode(entity) + "\n")
-                else:
-                    f.write(("," if form == "wbgetentities" else ",\n") if count else "")
-                    f.write((encode(entity["id"]) + ":" if form == "wbgetentities" else "") + encode(entity))
-                count += 1
-            f.write({"dump": "\n]\n", "jsonl": "", "wbgetentities": '},"success":1}\n'}[form])
-        mask = os.umask(0)  # the only portable way to read the umask is to set it and put it back
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise ConfigError(f"{path}: cannot write the entities: {e.strerror or e}") from e
-        raise
+    with atomic_output(path, "entities") as raw, contextlib.ExitStack() as stack:
+        f = _text_writer(stack, raw, path)
+        f.write({"dump": "[\n", "jsonl": "", "wbgetentities": '{"entities":{'}[form])
+        for entity in entities:
+            if not isinstance(entity, dict) or not isinstance(entity.get("id"), str):
+                raise ConfigError(f"{path}: entity {count} has no string 'id'; it is not a Wikidata entity")
+            if form == "jsonl":
+                f.write(encode(entity) + "\n")
+            else:
+                f.write(("," if form == "wbgetentities" else ",\n") if count else "")
+                f.write((encode(entity["id"]) + ":" if form == "wbgetentities" else "") + encode(entity))
+            count += 1
+        f.write({"dump": "\n]\n", "jsonl": "", "wbgetentities": '},"success":1}\n'}[form])
     return count
 
 

@@ -25,8 +25,6 @@ from cli.main import cli
 from extract.wikidata import read_wikidata
 from extract.wikidata_generate import generate_people
 from extract.wikidata_write import write_entities
-from graphstore.ingest import write_graph
-from audit.properties import add_property_questions
 
 REGISTRY = load_registry()
 # The proof runs on the five properties WikiMem studies plus date of birth.
