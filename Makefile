@@ -2,7 +2,9 @@
 #   make demo   set up .venv, generate a PISTOL graph, build it on the embedded engine, print its edges,
 #               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU);
 #               then build the example text corpora (forget + retain), print their stats, and audit
-#               an NPO unlearning of the audit set (forget facts the retain text does not state)
+#               an NPO unlearning of the audit set (forget facts the retain text does not state);
+#               then check the memorization measure on synthetic Wikidata people (a scratch model
+#               trained on half of them), and unlearn the memorized facts of one person it knows
 #   make test   set up .venv and run the test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -35,6 +37,11 @@ demo: install
 	$(BIN)/audit stats --graph demo-text
 	$(BIN)/audit runs demo-text-npo --delete >/dev/null 2>&1 || true
 	$(BIN)/audit run --graph demo-text --select audit-set --method npo --epochs 10 --lr 1e-3 --run-id demo-text-npo
+	$(BIN)/audit memorization-check --people 24 --graph demo-people --output out/demo-people --run-id demo-people-memorization
+	$(BIN)/audit runs demo-people-npo --delete >/dev/null 2>&1 || true
+	$(BIN)/audit run --graph demo-people --select memorized:Q900000001@demo-people-memorization \
+		--model out/demo-people/model --no-inject --method npo --epochs 10 --lr 1e-3 --run-id demo-people-npo \
+		--memorization-option counterfactuals=10
 
 test: install
 	$(BIN)/python -m pytest

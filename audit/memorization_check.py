@@ -19,19 +19,19 @@ from pathlib import Path
 import torch
 
 from audit.canaries import Subject
-from audit.memorization import FactMeasure
 from audit.models import Hardware, load_tokenizer, quiet_transformers
 from audit.properties import PropertyRegistry, fill
 from audit.scratch import SIZES, build_scratch
 from audit.training import optimizer_and_schedule, seed_everything
 
 
-def split_subjects(subjects: dict[str, Subject], seed: int) -> tuple[list[str], list[str]]:
-    """Half of the subjects (seeded) to inject, and the rest."""
-    qids = sorted(subjects)
-    random.Random(f"{seed}/inject").shuffle(qids)
-    half = len(qids) // 2
-    return sorted(qids[:half]), sorted(qids[half:])
+def split_subjects(subjects: dict[str, Subject]) -> tuple[list[str], list[str]]:
+    """Every other subject in Q-id order is injected (the first, third, ...), the rest not.
+
+    The synthetic people are random already; a fixed rule lets a demo or a user name an
+    injected subject without reading the split (the first subject always is one)."""
+    qids = sorted(subjects, key=lambda q: (len(q), q))
+    return qids[0::2], qids[1::2]
 
 
 def training_sentences(registry: PropertyRegistry, subjects: dict[str, Subject], qids: list[str],
@@ -117,17 +117,18 @@ def auroc(positive: list[float], negative: list[float]) -> float:
     return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
-def separation(measures: list[FactMeasure], injected: set[str]) -> dict:
-    """How well the measure tells injected subjects' facts from the others'."""
-    measured = [m for m in measures if m.measured]
-    pos = [m for m in measured if m.subject in injected]
-    neg = [m for m in measured if m.subject not in injected]
+def separation(results: list[dict], injected: set[str]) -> dict:
+    """How well the measure tells injected subjects' facts from the others', from fact results
+    (``FactMeasure.row()`` or FactResult nodes read back)."""
+    measured = [r for r in results if r["measured"]]
+    pos = [r for r in measured if r["subject"] in injected]
+    neg = [r for r in measured if r["subject"] not in injected]
 
-    def rate(group, attr):
-        return sum(float(getattr(m, attr)) for m in group) / len(group) if group else float("nan")
+    def rate(group, name):
+        return sum(float(r[name]) for r in group) / len(group) if group else float("nan")
 
     return {"facts_injected": len(pos), "facts_other": len(neg),
-            "auroc_strength": auroc([m.strength for m in pos], [m.strength for m in neg]),
+            "auroc_strength": auroc([r["strength"] for r in pos], [r["strength"] for r in neg]),
             "rank1_injected": rate(pos, "memorized"), "rank1_other": rate(neg, "memorized"),
             "strict_injected": rate(pos, "strict_rate"), "strict_other": rate(neg, "strict_rate"),
             "lenient_injected": rate(pos, "lenient_rate"), "lenient_other": rate(neg, "lenient_rate")}

@@ -91,7 +91,7 @@ def main() -> None:
     write_entities(generate_people(args.people, seed=args.seed), path)
     record, _ = read_wikidata(path, graph="people")
     subjects = subjects_of(record, properties)
-    injected, _ = split_subjects(subjects, args.seed)
+    injected, _ = split_subjects(subjects)
     sentences = training_sentences(registry, subjects, injected, args.train_paraphrases)
     print(f"machine: {hardware.label}, torch {torch.__version__}, threads {torch.get_num_threads()}")
     print(f"{len(subjects)} people ({len(injected)} injected), {sum(len(s.facts) for s in subjects.values())} facts, "
@@ -114,7 +114,7 @@ def main() -> None:
     print(f"measure: {len(targets)} facts, {scorer.scored} sentences scored in {seconds:.1f} s "
           f"= {scorer.scored / seconds:.0f} sentences/s (counterfactuals {args.counterfactuals}, "
           f"variants {args.variants}, contexts {args.contexts})")
-    result = separation(measures, set(injected))
+    result = separation([m.row() for m in measures], set(injected))
     for key, value in result.items():
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
 

@@ -14,6 +14,7 @@ from cli.build import build
 from cli.edges import edges
 from cli.generate import generate
 from cli.memorization import memorization
+from cli.memorization_check import memorization_check
 from cli.query import query
 from cli.run import run
 from cli.runs import runs
@@ -57,7 +58,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization):
+for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization, memorization_check):
     cli.add_command(command)
 
 

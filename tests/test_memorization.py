@@ -205,7 +205,7 @@ def synthetic(tmp_path_factory):
         s = subjects.setdefault(a["subject"], Subject(a["subject"], f.head, a["subject_name"], {}, {}))
         s.facts.setdefault(f.relation, []).append(FactValue(f.key, a["value"], a["value_type"], a.get("value_precision")))
         s.property_labels[f.relation] = a["property_label"]
-    injected, _ = split_subjects(subjects, seed=0)
+    injected, _ = split_subjects(subjects)
     torch.manual_seed(0)
     model_dir = train_sentence_model(training_sentences(REGISTRY, subjects, injected, paraphrases=2),
                                      training_sentences(REGISTRY, subjects, sorted(subjects), paraphrases=0),
@@ -220,7 +220,7 @@ def test_the_measure_separates_injected_facts_from_unseen_ones(synthetic):
     targets = [(q, p) for q in sorted(subjects) for p in sorted(subjects[q].facts)]
     measures = measure_facts(SentenceScorer(model, tokenizer), REGISTRY, subjects, value_pools(subjects), targets,
                              MemorizationConfig(**PROOF_CONFIG))
-    result = separation(measures, synthetic["injected"])
+    result = separation([m.row() for m in measures], synthetic["injected"])
     print(result)
     assert result["facts_injected"] > 40 and result["facts_other"] > 40
     assert result["auroc_strength"] >= 0.8, result
@@ -267,3 +267,16 @@ def test_cli_memorization_select_and_unlearn(synthetic, store, store_dir, tmp_pa
     refused = runner.invoke(cli, ["run", "--graph", "people", "--select", "memorized:Nobody Here", "--model",
                                   str(synthetic["model"]), "--no-inject", *base])
     assert refused.exit_code == 1 and "no subject of graph 'people'" in refused.output
+
+
+def test_cli_memorization_check_reports_the_separation(store, store_dir, tmp_path):
+    result = CliRunner().invoke(cli, ["memorization-check", "--people", "12", "--epochs", "20", "--counterfactuals", "5",
+                                      "--paraphrases", "2", "--contexts", "1", "--graph", "check", "--output",
+                                      str(tmp_path / "check"), "--run-id", "check-run", "--device", "cpu",
+                                      "--store", str(store_dir)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "auroc_strength" in result.output and "injected subjects: Q900000001, Q900000003" in result.output
+    assert (tmp_path / "check" / "model" / "config.json").exists() and (tmp_path / "check" / "check.json").exists()
+    rows = store.read("MATCH (:Run {key: 'check-run'})-[:HAS_RESULT]->(x:FactResult) RETURN count(x) AS n, "
+                      "collect(DISTINCT x.property) AS pids")[0]
+    assert rows["n"] == 12 * 5 and sorted(rows["pids"]) == sorted(["P106", "P1412", "P19", "P21", "P27"])
