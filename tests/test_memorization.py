@@ -221,7 +221,6 @@ def test_the_measure_separates_injected_facts_from_unseen_ones(synthetic):
     measures = measure_facts(SentenceScorer(model, tokenizer), REGISTRY, subjects, value_pools(subjects), targets,
                              MemorizationConfig(**PROOF_CONFIG))
     result = separation([m.row() for m in measures], synthetic["injected"])
-    print(result)
     assert result["facts_injected"] > 40 and result["facts_other"] > 40
     assert result["auroc_strength"] >= 0.8, result
     assert result["rank1_injected"] - result["rank1_other"] >= 0.35, result
