@@ -168,6 +168,11 @@ MATCH (u:Entity {graph: $graph})-[:FACT]->(v:Entity)
 RETURN collect(u.key) AS heads, collect(v.key) AS tails
 """
 
+ENTITY_NAMES = """
+MATCH (n:Entity {graph: $graph})
+RETURN collect(n.key) AS keys, collect(n.name) AS names
+"""
+
 ENTITY_KEYS = """
 MATCH (n:Entity {graph: $graph})
 RETURN collect(n.key) AS keys

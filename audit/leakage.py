@@ -1,0 +1,130 @@
+"""Leakage per edge of a run: what survived unlearning, and where the damage fell.
+
+One definition serves every view (Neo4j Browser, ``audit view``, ``audit report``, ``audit compare``):
+
+- a **forget** edge's leakage score is its ROUGE-1 recall after unlearning (``rouge1_after``;
+  1 = the answers still state the fact). It is ``leaked`` at or above ``leaked`` (default 0.8),
+  ``forgotten`` at or below ``forgotten`` (default 0.2), ``partly_forgotten`` in between;
+- a **retained** edge's damage is its ROUGE-1 drop, ``rouge1_before - rouge1_after`` (for a
+  per-edge sweep, ``rouge1_before - retained_rouge1_after``: its recall averaged over the
+  unlearnings of other edges). It is ``damaged`` when the drop reaches ``damaged`` (default
+  0.2), else ``kept``.
+
+ROUGE-1 recall is the PISTOL/TOFU measure of whether an answer still carries the fact
+(``docs/metrics.md``). The thresholds are settings, recorded wherever statuses are written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from audit import results as R
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+
+STATUSES = ("leaked", "partly_forgotten", "forgotten", "damaged", "kept")
+FORGET_STATUSES = STATUSES[:3]
+
+
+@dataclass(frozen=True)
+class LeakageThresholds:
+    """Where a score changes status."""
+    leaked: float = field(default=0.8, metadata={"help": "forget ROUGE-1 after at or above this: leaked"})
+    forgotten: float = field(default=0.2, metadata={"help": "forget ROUGE-1 after at or below this: forgotten"})
+    damaged: float = field(default=0.2, metadata={"help": "retained ROUGE-1 drop at or above this: damaged"})
+
+    def __post_init__(self):
+        if not 0.0 <= self.forgotten < self.leaked <= 1.0:
+            raise ConfigError(f"leakage thresholds: need 0 <= forgotten ({self.forgotten}) < leaked "
+                              f"({self.leaked}) <= 1")
+        if not 0.0 < self.damaged <= 1.0:
+            raise ConfigError(f"leakage threshold damaged = {self.damaged}: must be in (0, 1]")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class EdgeLeakage:
+    """One edge of a run, as every view shows it."""
+    edge: str
+    head_key: str
+    tail_key: str
+    head: str                 # entity names
+    tail: str
+    role: str                 # forget / retain
+    domain: str
+    edge_degree: int
+    component: int
+    component_density: float
+    rouge1_before: float | None
+    rouge1_after: float | None
+    score: float | None       # forget: leakage (ROUGE-1 after); retain: damage (drop); None: not measured
+    status: str | None        # one of STATUSES; None when not measured
+    deviation_score: float | None = None   # per-edge sweeps: the edge's own unlearning
+
+    @property
+    def measured(self) -> bool:
+        return self.status is not None
+
+
+@dataclass
+class RunLeakage:
+    run: dict                 # the Run node's properties
+    edges: list               # [EdgeLeakage], forget edges first, then by key
+    thresholds: LeakageThresholds
+
+    def counts(self) -> dict:
+        return {s: sum(e.status == s for e in self.edges) for s in STATUSES}
+
+
+def classify(result: dict, thresholds: LeakageThresholds) -> tuple[float | None, str | None]:
+    """(score, status) of one EdgeResult (see the module docstring)."""
+    before = result.get("rouge1_before")
+    if result.get("role") == "forget":
+        after = result.get("rouge1_after")
+        if after is None:
+            return None, None
+        status = ("leaked" if after >= thresholds.leaked else "forgotten" if after <= thresholds.forgotten
+                  else "partly_forgotten")
+        return float(after), status
+    after = result.get("rouge1_after", result.get("retained_rouge1_after"))
+    if before is None or after is None:
+        return None, None
+    drop = float(before) - float(after)
+    return drop, "damaged" if drop >= thresholds.damaged else "kept"
+
+
+def run_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> RunLeakage:
+    """Every edge result of ``run`` with its names, score and status.
+
+    Raises:
+        ConfigError: no such run, or a run with no edge results (a memorization run).
+    """
+    thresholds = thresholds or LeakageThresholds()
+    node = R.get_run(store, run)
+    if node is None:
+        raise ConfigError(f"no run {run!r}; `audit runs` lists them")
+    results = R.read_results(store, run)
+    if not results:
+        raise ConfigError(f"run {run!r} has no per-edge results (status {node.get('status')!r}"
+                          f"{', a memorization run' if node.get('kind') == 'memorization' else ''})")
+    names = entity_names(store, node["graph"])
+    edges = []
+    for r in results:
+        score, status = classify(r, thresholds)
+        edges.append(EdgeLeakage(
+            r["edge"], r["head_key"], r["tail_key"], names.get(r["head_key"], r["head_key"]),
+            names.get(r["tail_key"], r["tail_key"]), r.get("role", "retain"), r.get("domain", ""),
+            int(r.get("edge_degree") or 0), int(r.get("component") if r.get("component") is not None else -1),
+            float(r.get("component_density") or 0.0), r.get("rouge1_before"),
+            r.get("rouge1_after", r.get("retained_rouge1_after")), score, status,
+            r.get("deviation_score") if r.get("role") == "forget" else None))
+    edges.sort(key=lambda e: (e.role != "forget", e.edge))
+    return RunLeakage(node, edges, thresholds)
+
+
+def entity_names(store: GraphStore, graph: str) -> dict[str, str]:
+    row = store.read(Q.ENTITY_NAMES, graph=graph)[0]
+    return dict(zip(row["keys"], row["names"]))
