@@ -74,6 +74,7 @@ class RunLeakage:
     run: dict                 # the Run node's properties
     edges: list               # [EdgeLeakage], forget edges first, then by key
     thresholds: LeakageThresholds
+    results: list = field(default_factory=list)   # the EdgeResult dicts, every stored measure
 
     def counts(self) -> dict:
         return {s: sum(e.status == s for e in self.edges) for s in STATUSES}
@@ -122,9 +123,33 @@ def run_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | Non
             r.get("rouge1_after", r.get("retained_rouge1_after")), score, status,
             r.get("deviation_score") if r.get("role") == "forget" else None))
     edges.sort(key=lambda e: (e.role != "forget", e.edge))
-    return RunLeakage(node, edges, thresholds)
+    return RunLeakage(node, edges, thresholds, results)
 
 
 def entity_names(store: GraphStore, graph: str) -> dict[str, str]:
     row = store.read(Q.ENTITY_NAMES, graph=graph)[0]
     return dict(zip(row["keys"], row["names"]))
+
+
+def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> dict:
+    """(Re)write the run's leakage relationships for Neo4j Browser, in one transaction: for every
+    measured edge that is not simply kept, ``(head)-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED
+    {run, edge, score, caption, rouge1_before, rouge1_after}]->(tail)``. Returns the status counts.
+    The thresholds used are recorded on the run (``leakage_thresholds``)."""
+    leakage = run_leakage(store, run, thresholds)
+    graph = leakage.run["graph"]
+    by_status: dict[str, list[dict]] = {s: [] for s in Q.LEAKAGE_TYPES}
+    for e in leakage.edges:
+        if e.status in by_status:
+            by_status[e.status].append({
+                "head": e.head_key, "tail": e.tail_key, "edge": e.edge, "role": e.role, "status": e.status,
+                "score": round(e.score, 4), "caption": f"{'-' if e.status == 'damaged' else ''}{e.score:.2f}",
+                "measures": {k: v for k, v in (("rouge1_before", e.rouge1_before), ("rouge1_after", e.rouge1_after))
+                             if v is not None}})
+    with store.transaction() as tx:
+        tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)
+        for status, rows in by_status.items():
+            if rows:
+                tx.write_rows(Q.leakage_create(status), rows, run=run)
+    R.update_run(store, run, leakage_thresholds=leakage.thresholds.as_dict())
+    return leakage.counts()

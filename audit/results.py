@@ -92,7 +92,10 @@ def delete_run(store: GraphStore, run: str) -> int:
     if get_run(store, run) is None:
         raise ConfigError(f"no run {run!r}; `audit runs` lists them")
     n = len(read_results(store, run)) + len(store.read(Q.FACT_RESULTS_FOR_RUN, run=run))
+    graph = get_run(store, run).get("graph")
     with store.transaction() as tx:
+        if graph:
+            tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)
         tx.run(Q.RESULTS_DELETE, run=run)
         tx.run(Q.FACT_RESULTS_DELETE, run=run)
         tx.run(Q.RUN_DELETE, run=run)

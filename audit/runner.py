@@ -28,6 +28,7 @@ from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.equivalence import load_judge
 from audit.inject import inject, load_injected_model
+from audit.leakage import write_browser_leakage
 from audit.memorization import MemorizationConfig
 from audit.memorization_run import UnlearningMemorization
 from audit.methods import method_class
@@ -139,6 +140,9 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         R.update_run(store, run, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
         raise
     R.update_run(store, run, status=R.DONE, ended_at=R.now(), **summary)
+    counts = write_browser_leakage(store, run)
+    report("leakage: " + ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
+           + f" (Neo4j Browser: MATCH p = ()-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED {{run: '{run}'}}]->() RETURN p)")
     return RunOutcome(run, R.DONE, resumed, summary)
 
 

@@ -86,3 +86,22 @@ def emit_rows(columns: list[str], rows: list[list], fmt: str, out=None) -> None:
     for r in cells:
         out.write(line(r) + "\n")
     out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+
+
+def threshold_options(command: Callable) -> Callable:
+    """--leaked / --forgotten / --damaged: where a run's per-edge scores change status
+    (``audit.leakage.LeakageThresholds``), for every leakage view."""
+    from audit.leakage import LeakageThresholds
+
+    defaults = LeakageThresholds()
+    options = [
+        click.option("--leaked", type=float, default=defaults.leaked, show_default=True,
+                     help="A forget edge with ROUGE-1 after at or above this has leaked."),
+        click.option("--forgotten", type=float, default=defaults.forgotten, show_default=True,
+                     help="A forget edge with ROUGE-1 after at or below this is forgotten (between: partly)."),
+        click.option("--damaged", type=float, default=defaults.damaged, show_default=True,
+                     help="A retained edge whose ROUGE-1 dropped by this much or more is damaged."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command

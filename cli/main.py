@@ -11,16 +11,20 @@ import click
 from graphstore.errors import AuditError
 
 from cli.build import build
+from cli.compare import compare
 from cli.edges import edges
 from cli.generate import generate
+from cli.leakage import leakage
 from cli.memorization import memorization
 from cli.memorization_check import memorization_check
 from cli.query import query
+from cli.report import report
 from cli.run import run
 from cli.runs import runs
 from cli.server import server
 from cli.stats import coverage, stats
 from cli.status import status
+from cli.view import view
 
 
 class AuditGroup(click.Group):
@@ -58,7 +62,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
-for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization, memorization_check):
+for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization, memorization_check, leakage, view,
+                report, compare):
     cli.add_command(command)
 
 

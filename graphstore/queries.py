@@ -437,3 +437,31 @@ UNWIND x.edges AS key
 RETURN DISTINCT key
 ORDER BY key
 """
+
+# -- leakage for Neo4j Browser ------------------------------------------------------------------
+# Browser styles colour by relationship type, not by a number: a run's leakage is written as one
+# relationship per measured edge beside its FACT, typed by status, captioned with the score
+# (docs/leakage.md; docker/neo4j/ ships the stylesheet). The type is spliced in from this
+# whitelist only; everything else travels as parameters.
+LEAKAGE_TYPES = {"leaked": "LEAKED", "partly_forgotten": "PARTLY_FORGOTTEN", "forgotten": "FORGOTTEN",
+                 "damaged": "DAMAGED"}
+
+
+def leakage_create(status: str) -> str:
+    """The CREATE for one status's relationships (the type comes from ``LEAKAGE_TYPES``)."""
+    rel_type = LEAKAGE_TYPES[status]
+    return f"""
+UNWIND $rows AS row
+MATCH (h:Entity {{key: row.head}})
+MATCH (t:Entity {{key: row.tail}})
+CREATE (h)-[l:{rel_type} {{run: $run, edge: row.edge, role: row.role, status: row.status, score: row.score,
+                         caption: row.caption}}]->(t)
+SET l += row.measures
+"""
+
+
+LEAKAGE_DELETE = """
+MATCH (:Entity {graph: $graph})-[l:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED]->()
+WHERE l.run = $run
+DELETE l
+"""
