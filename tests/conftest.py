@@ -60,3 +60,29 @@ def subset_file(tmp_path):
         return path
 
     return make
+
+
+@pytest.fixture(scope="session")
+def run_cache(tmp_path_factory) -> Path:
+    """One model cache for the session: a graph's injected model is trained once, whichever
+    test module audits it first."""
+    return tmp_path_factory.mktemp("run_cache")
+
+
+def small_pistol_run(store, folder: Path, cache: Path, graph: str, run_id: str, edges, seed: int, **request):
+    """Build a small generated PISTOL graph and audit it: a real run, kept short (the injection
+    stops at 20 epochs or recall 0.6, so the statuses are mixed). Returns the run id."""
+    from audit.config import InjectionConfig, UnlearnConfig
+    from audit.runner import RunRequest, run_audit
+    from extract.pistol_generate import generate_pistol, write_dataset
+    from extract.pistol_load import load_pistol
+    from graphstore.ingest import write_graph
+
+    path = folder / f"{graph}.json"
+    write_dataset(generate_pistol(edges, seed=seed), path)
+    write_graph(store, load_pistol(path, graph=graph))
+    options = {"select": "top-degree:2", "method": "ga", "equivalence": None, "device": "cpu",
+               "unlearn": UnlearnConfig(epochs=8, lr=3e-3, batch_size=4),
+               "injection": InjectionConfig(max_epochs=20, target_rouge1=0.6), **request}
+    run_audit(store, RunRequest(graph=graph, run_id=run_id, cache_dir=cache, **options), report=lambda line: None)
+    return run_id

@@ -15,12 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.config import InjectionConfig, UnlearnConfig
-from audit.runner import RunRequest, run_audit
-from extract.pistol_generate import generate_pistol, write_dataset
-from extract.pistol_load import load_pistol
+from conftest import small_pistol_run
 from graphstore import queries as Q
-from graphstore.ingest import write_graph
 
 FOLDER = Path(__file__).resolve().parents[1] / "docker" / "neo4j"
 
@@ -80,14 +76,9 @@ def guide() -> list[str]:
     return [b.strip() for b in parser.blocks]
 
 
-def test_every_saved_query_of_the_guide_runs_on_a_real_run(guide, store, tmp_path):
-    path = tmp_path / "guide.json"
-    write_dataset(generate_pistol([("0", "1"), ("0", "2"), ("1", "3"), ("2", "4")], seed=6), path)
-    write_graph(store, load_pistol(path, graph="guide"))
-    run_audit(store, RunRequest(graph="guide", select="top-degree:2", method="ga", run_id="guide-ga",
-                                cache_dir=tmp_path / "cache", device="cpu", equivalence=None,
-                                unlearn=UnlearnConfig(epochs=8, lr=3e-3), injection=InjectionConfig()),
-              report=lambda line: None)
+def test_every_saved_query_of_the_guide_runs_on_a_real_run(guide, store, run_cache, tmp_path):
+    small_pistol_run(store, tmp_path, run_cache, "guide", "guide-ga", [("0", "1"), ("0", "2"), ("1", "3"), ("2", "4")],
+                     seed=6)
     params = [b for b in guide if b.startswith(":param")]
     assert {p.split()[1] for p in params} == {"run", "graph"}
     queries = [b for b in guide if not b.startswith(":")]

@@ -6,14 +6,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from audit.config import InjectionConfig, UnlearnConfig
 from audit.leakage import LeakageThresholds, classify
-from audit.runner import RunRequest, run_audit
 from cli.main import cli
-from extract.pistol_generate import generate_pistol, write_dataset
-from extract.pistol_load import load_pistol
+from conftest import small_pistol_run
 from graphstore.errors import ConfigError
-from graphstore.ingest import write_graph
 
 EDGES = [("0", "1"), ("0", "2"), ("0", "3"), ("1", "4"), ("2", "5")]
 TYPES = {"leaked": "LEAKED", "partly_forgotten": "PARTLY_FORGOTTEN", "forgotten": "FORGOTTEN", "damaged": "DAMAGED"}
@@ -31,13 +27,6 @@ def test_statuses_by_hand():
     assert classify({"role": "retain", "rouge1_before": 0.9, "retained_rouge1_after": 0.5}, t)[1] == "damaged"
     with pytest.raises(ConfigError):
         LeakageThresholds(leaked=0.2, forgotten=0.5)
-
-
-@pytest.fixture(scope="module")
-def run_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("leakage") / "leak.json"
-    write_dataset(generate_pistol(EDGES, seed=4), path)
-    return path
 
 
 def expected(store, run, t: LeakageThresholds) -> dict:
@@ -64,12 +53,8 @@ def written(store, run) -> dict:
     return {r["edge"]: r["type"] for r in rows}
 
 
-def test_a_run_writes_its_leakage_for_the_browser(store, store_dir, run_file, tmp_path):
-    write_graph(store, load_pistol(run_file, graph="leak"))
-    request = RunRequest(graph="leak", select="top-degree:2", method="ga", run_id="leak-ga", cache_dir=tmp_path,
-                         device="cpu", equivalence=None, unlearn=UnlearnConfig(epochs=8, lr=3e-3, batch_size=4),
-                         injection=InjectionConfig())
-    run_audit(store, request, report=lambda line: None)
+def test_a_run_writes_its_leakage_for_the_browser(store, store_dir, run_cache, tmp_path):
+    small_pistol_run(store, tmp_path, run_cache, "leak", "leak-ga", EDGES, seed=4)
     assert written(store, "leak-ga") == expected(store, "leak-ga", LeakageThresholds())
     assert any(t in ("LEAKED", "PARTLY_FORGOTTEN", "FORGOTTEN") for t in written(store, "leak-ga").values())
 
