@@ -179,8 +179,10 @@ def sweep_figure(forget_after: Sequence[float], deviation: Sequence[float], dama
     panels = [
         (axes[0], "swept edges", forget_after, np.linspace(0, 1, 21), "forget ROUGE-1 after its own unlearning",
          [(thresholds.leaked, "leaked", "leaked"), (thresholds.forgotten, "forgotten", "forgotten")], "#d62728"),
-        (axes[1], "swept edges", deviation, np.linspace(0, MAX_DEVIATION, 21), "deviation score (0 best)", [], "#333333"),
-        (axes[2], "all edges, over the other edges' unlearnings", damage, np.linspace(min([0.0] + list(damage)), max([1.0] + list(damage)), 21),
+        (axes[1], "swept edges", deviation, np.linspace(0, MAX_DEVIATION, 21), "deviation score (0 best)", [],
+         "#333333"),
+        (axes[2], "all edges, over the other edges' unlearnings", damage,
+         np.linspace(min([0.0] + list(damage)), max([1.0] + list(damage)), 21),
          "retained ROUGE-1 drop (damage)",
          [(thresholds.damaged, "damaged", "damaged")], "#9467bd"),
     ]

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit import plots as P
-from audit import results as R
 from audit.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from audit.metrics import deviation_score
 from audit.selectors import DENSITY_HIGH, DENSITY_LOW, DENSITY_TIERS
@@ -66,7 +65,7 @@ def write_report_files(store: GraphStore, run: str, out_dir: Path | str | None =
     out.mkdir(parents=True, exist_ok=True)
     # A sweep's forget edges carry their own unlearning's ROUGE-1 in the leakage; the damage the
     # *other* unlearnings did to them is only in the stored results.
-    retained_after = ({r["edge"]: r.get("retained_rouge1_after") for r in R.read_results(store, run)}
+    retained_after = ({r["edge"]: r.get("retained_rouge1_after") for r in leakage.results}
                       if is_sweep(leakage) else {})
     figures = draw_figures(leakage, out, retained_after)
     path = out / REPORT_FILE
@@ -80,7 +79,9 @@ def is_sweep(leakage: RunLeakage) -> bool:
 
 def density_tier(density: float) -> str:
     """``sparse`` (<= 1/3), ``mid`` (<= 2/3) or ``dense``, as ``--select density:TIER`` chooses."""
-    return DENSITY_TIERS[0] if density <= DENSITY_LOW else DENSITY_TIERS[1] if density <= DENSITY_HIGH else DENSITY_TIERS[2]
+    if density <= DENSITY_LOW:
+        return DENSITY_TIERS[0]
+    return DENSITY_TIERS[1] if density <= DENSITY_HIGH else DENSITY_TIERS[2]
 
 
 def forget_points(leakage: RunLeakage) -> list[P.ForgetPoint]:
@@ -91,7 +92,8 @@ def forget_points(leakage: RunLeakage) -> list[P.ForgetPoint]:
     for e in leakage.edges:
         if e.role != "forget" or e.status is None:
             continue
-        ds = e.deviation_score if is_sweep(leakage) else deviation_score(e.rouge1_after, 1.0 if retain is None else retain)
+        ds = (e.deviation_score if is_sweep(leakage)
+              else deviation_score(e.rouge1_after, 1.0 if retain is None else retain))
         points.append(P.ForgetPoint(e.edge, e.edge_degree, e.rouge1_before, e.rouge1_after, ds, e.status))
     return sorted(points, key=lambda p: (p.edge_degree, p.edge))
 
@@ -115,7 +117,8 @@ def draw_figures(leakage: RunLeakage, out: Path, retained_after: dict | None = N
                       f"({note}); 0 is perfect. The black line joins the means at each degree.")]
     forget = [e for e in leakage.edges if e.role == "forget" and e.status is not None]
     retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
-    tiers = [P.GroupBars(f"{tier}\n({span})", [e.rouge1_after for e in forget if density_tier(e.component_density) == tier],
+    tiers = [P.GroupBars(f"{tier}\n({span})",
+                         [e.rouge1_after for e in forget if density_tier(e.component_density) == tier],
                          [e.score for e in retained if density_tier(e.component_density) == tier])
              for tier, span in zip(DENSITY_TIERS, ("<= 1/3", "1/3 to 2/3", "> 2/3"))]
     figures.append(Figure("By component density tier",
@@ -136,9 +139,12 @@ def draw_figures(leakage: RunLeakage, out: Path, retained_after: dict | None = N
         + ("" if len(shown) == len(retained) else " (all: `audit edges --run`)")
         + ("; 'after' is their mean over the other edges' unlearnings." if is_sweep(leakage) else "."))
     figures.append(Figure("ROUGE-1 before and after, per edge",
-                          P.before_after_figure(points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status) for e in shown],
-                                                out / "before_after.png", f"Run {name}: ROUGE-1 before and after", bar_note),
-                          "Pairs of bars per edge: before unlearning (light blue) and after (coloured by status). " + bar_note))
+                          P.before_after_figure(points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status)
+                                                         for e in shown],
+                                                out / "before_after.png", f"Run {name}: ROUGE-1 before and after",
+                                                bar_note),
+                          "Pairs of bars per edge: before unlearning (light blue) and after (coloured by status). "
+                          + bar_note))
     if is_sweep(leakage):
         retained_after = retained_after or {}
         damage = [e.rouge1_before - retained_after[e.edge] for e in leakage.edges
@@ -165,7 +171,8 @@ def render(leakage: RunLeakage, figures: list[Figure]) -> str:
              f"({len(leakage.edges)} edges), model `{run.get('model')}`; status **{run.get('status')}**.", "",
              f"Statuses (`audit/leakage.py`): a forget edge is *leaked* at ROUGE-1 after >= {fmt(t.leaked)}, "
              f"*forgotten* at <= {fmt(t.forgotten)}, *partly forgotten* between; a retained edge is *damaged* "
-             f"when its ROUGE-1 drops by >= {fmt(t.damaged)}, else *kept*. How to read this page: `docs/report.md`.", ""]
+             f"when its ROUGE-1 drops by >= {fmt(t.damaged)}, else *kept*. "
+             "How to read this page: `docs/report.md`.", ""]
     lines += ["## Settings", "", table(["setting", "value"], settings_rows(run)), ""]
     lines += ["## Summary", "", table(["measure", "before", "after", "change"], summary_rows(run)), ""]
     lines += ["## Statuses", "", table(["status", "role", "edges"], status_rows(leakage)), ""]
@@ -188,7 +195,8 @@ def settings_rows(run: dict) -> list[list]:
     if run.get("cypher"):
         rows.append(["selection query", f"`{run['cypher']}`"])
     edges = run.get("forget_edges") or []
-    rows.append(["forget edges", f"{len(edges)}" + (": " + ", ".join(f"`{e}`" for e in edges) if len(edges) <= 10 else "")])
+    listed = ": " + ", ".join(f"`{e}`" for e in edges) if len(edges) <= 10 else ""
+    rows.append(["forget edges", f"{len(edges)}{listed}"])
     rows += [["retain set (training)", f"{run.get('retain')} ({run.get('retain_edges', MISSING)} edges)"],
              ["model", f"`{run.get('model')}`"],
              ["seed", run.get("seed")],

@@ -50,7 +50,7 @@ DEFAULT = LeakageThresholds()
 
 
 @pytest.fixture(scope="module")
-def store(settings, tmp_path_factory):
+def store(settings, run_cache, tmp_path_factory):
     """The module's runs, built once on a store of their own (the shared `store` fixture empties
     the database for every test)."""
     folder = tmp_path_factory.mktemp("report_runs")
@@ -60,7 +60,7 @@ def store(settings, tmp_path_factory):
         s.write("MATCH (n) DETACH DELETE n")
         write_graph(s, load_pistol(data, graph="small"))
         for run_id, (unlearn, options) in RUNS.items():
-            run_audit(s, RunRequest(graph="small", run_id=run_id, cache_dir=folder / "cache", device="cpu",
+            run_audit(s, RunRequest(graph="small", run_id=run_id, cache_dir=run_cache, device="cpu",
                                     equivalence=None, unlearn=UnlearnConfig(**unlearn), injection=SHORT_INJECTION,
                                     **options), report=lambda _: None)
         # Two runs written by hand: one with results for three edges only, one on another graph.
