@@ -83,10 +83,12 @@ def load_in_chromium(page: Path, folder: Path) -> tuple[float, dict]:
 
     with Chromium(folder / "chromium") as chromium:
         tab = chromium.page()
+        for domain in ("Page", "Runtime"):
+            tab.send(f"{domain}.enable")
         started = time.perf_counter()
         tab.navigate(page.as_uri())
-        state = tab.wait_for("window.auditView && (window.auditView.ready || window.auditView.error) "
-                             "&& window.auditView", timeout=600)
+        tab.wait_for("window.auditView && (window.auditView.ready || window.auditView.error !== null)", timeout=600)
+        state = tab.evaluate("window.auditView")
         return time.perf_counter() - started, state
 
 
