@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   set up .venv, generate a PISTOL graph, build it on the embedded engine, print its edges,
-#               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU);
+#               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU),
+#               and write its leakage page (out/demo-npo.html) and report (out/report-demo-npo/);
 #               then build the example text corpora (forget + retain), print their stats, and audit
 #               an NPO unlearning of the audit set (forget facts the retain text does not state);
 #               then check the memorization measure on synthetic Wikidata people (a scratch model
@@ -41,6 +42,8 @@ demo: install
 	$(BIN)/audit runs demo-npo --delete >/dev/null 2>&1 || true
 	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --epochs 10 --lr 1e-3 --run-id demo-npo
 	$(BIN)/audit edges --run demo-npo
+	$(BIN)/audit view --run demo-npo --output out/demo-npo.html
+	$(BIN)/audit report --run demo-npo --output out/report-demo-npo
 	$(BIN)/audit build --forget examples/text/forget.txt --retain examples/text/retain.jsonl --graph demo-text --replace
 	$(BIN)/audit stats --graph demo-text
 	$(BIN)/audit runs demo-text-npo --delete >/dev/null 2>&1 || true
