@@ -58,10 +58,12 @@ class PropertyRegistry:
         if pid in self.properties:
             return self.properties[pid]
         name = label or pid
-        fill = lambda t: t.replace("{label}", name)  # noqa: E731 - a one-line substitution
+        def with_label(template: str) -> str:
+            return template.replace("{label}", name)
+
         d = self.default
-        return PropertyTemplates(pid, name, "", (), "item", d["shape"], fill(d["base"]),
-                                 tuple(map(fill, d["paraphrases"])), tuple(map(fill, d["questions"])))
+        return PropertyTemplates(pid, name, "", (), "item", d["shape"], with_label(d["base"]),
+                                 tuple(map(with_label, d["paraphrases"])), tuple(map(with_label, d["questions"])))
 
 
 def load_registry(extra: Path | None = None) -> PropertyRegistry:

@@ -25,7 +25,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from graphstore.errors import InputDataError
 from graphstore.records import (EntityRecord, FactRecord, GraphRecord, PropertyRecord, entity_key, fact_key,
