@@ -44,6 +44,18 @@ class Subject:
     property_labels: dict     # pid -> label
 
 
+def subjects_from_rows(rows) -> dict[str, Subject]:
+    """Subjects with their facts grouped by property, from fact rows (dicts with ``key``,
+    ``subject``, ``subject_key``, ``subject_name``, ``pid``, ``property_label``, ``value``,
+    ``value_type``, ``precision``: what ``graphstore.queries.WIKIDATA_FACTS`` returns)."""
+    subjects: dict[str, Subject] = {}
+    for row in rows:
+        s = subjects.setdefault(row["subject"], Subject(row["subject"], row["subject_key"], row["subject_name"], {}, {}))
+        s.facts.setdefault(row["pid"], []).append(FactValue(row["key"], row["value"], row["value_type"], row["precision"]))
+        s.property_labels[row["pid"]] = row["property_label"]
+    return subjects
+
+
 @dataclass(frozen=True)
 class Template:
     """A sentence template, with the facts (pid, value) stated before it as context."""

@@ -114,38 +114,59 @@ def measure_facts(scorer: SentenceScorer, registry: PropertyRegistry, subjects: 
     return out
 
 
+@dataclass
+class FactPlan:
+    """The canaries of one fact: its candidates, templates and subject surrogates."""
+    subject: Subject
+    pid: str
+    truths: list              # [FactValue] ground truths
+    counterfactuals: list     # [FactValue]
+    equal: set                # counterfactual texts counted as ground truths
+    templates: list           # [Template]
+    variants: list            # name variants S(h)
+    generic: str | None       # h0, when it is scored (alpha != 1, or no variant)
+
+    @property
+    def candidates(self) -> list:
+        return self.truths + self.counterfactuals
+
+    @property
+    def surrogates(self) -> list:
+        return [self.subject.name, *self.variants] + ([self.generic] if self.generic else [])
+
+    def items(self) -> list[tuple[str, str]]:
+        """Every (context, sentence) to score: per template, per candidate, per surrogate."""
+        return [render(t, s, v) for t in self.templates for v in self.candidates for s in self.surrogates]
+
+
+def plan_fact(registry: PropertyRegistry, subjects: dict[str, Subject], pools: dict[str, list[FactValue]],
+              qid: str, pid: str, config: MemorizationConfig, judge=None) -> FactPlan:
+    """Counterfactuals, templates and name variants of one fact, all seeded by ``config.seed``."""
+    subject = subjects[qid]
+    truths = subject.facts[pid]
+    cfs = counterfactuals(pools.get(pid, []), truths, config.counterfactuals, f"{config.seed}/cf/{qid}/{pid}")
+    templates = fact_templates(registry, subject, pid, config.paraphrases, config.contexts,
+                               config.context_facts, config.seed)
+    variants = name_variants(subject.name, subjects, config.variants, f"{config.seed}/names/{qid}")
+    generic = registry.generic_subject if config.alpha != 1.0 or not variants else None
+    return FactPlan(subject, pid, truths, cfs, _equal_values(judge, truths, cfs), templates, variants, generic)
+
+
 def _measure_chunk(scorer, registry, subjects, pools, targets, config, judge, progress) -> list[FactMeasure]:
-    generic = registry.generic_subject
-    plans = []
-    items: list[tuple[str, str]] = []
-    for qid, pid in targets:
-        subject = subjects[qid]
-        truths = subject.facts[pid]
-        cfs = counterfactuals(pools.get(pid, []), truths, config.counterfactuals, f"{config.seed}/cf/{qid}/{pid}")
-        equal = _equal_values(judge, truths, cfs)
-        templates = fact_templates(registry, subject, pid, config.paraphrases, config.contexts,
-                                   config.context_facts, config.seed)
-        variants = name_variants(subject.name, subjects, config.variants, f"{config.seed}/names/{qid}")
-        use_generic = config.alpha != 1.0 or not variants
-        surrogates = [subject.name, *variants] + ([generic] if use_generic else [])
-        candidates = truths + cfs
-        for t in templates:
-            for v in candidates:
-                items.extend(render(t, s, v) for s in surrogates)
-        plans.append((subject, pid, truths, cfs, equal, templates, variants, use_generic))
-    scores = iter(scorer.nll(items, progress))
+    plans = [plan_fact(registry, subjects, pools, qid, pid, config, judge) for qid, pid in targets]
+    scores = iter(scorer.nll([item for plan in plans for item in plan.items()], progress))
     out = []
-    for subject, pid, truths, cfs, equal, templates, variants, use_generic in plans:
-        candidates = truths + cfs
+    for plan in plans:
         per_template = []
-        for _t in templates:
+        for _t in plan.templates:
             row = []
-            for _v in candidates:
-                nll_h, *nll_variants = [next(scores) for _ in range(1 + len(variants))]
-                nll_0 = next(scores) if use_generic else 0.0
+            for _v in plan.candidates:
+                nll_h, *nll_variants = [next(scores) for _ in range(1 + len(plan.variants))]
+                nll_0 = next(scores) if plan.generic else 0.0
                 row.append(calibrated_score(nll_h, nll_0, nll_variants, config.alpha))
             per_template.append(row)
-        out.append(_rank(subject, pid, truths, cfs, equal, per_template, len(templates)))
+        out.append(_rank(plan.subject, plan.pid, plan.truths, plan.counterfactuals, plan.equal, per_template,
+                         len(plan.templates)))
     return out
 
 

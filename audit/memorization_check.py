@@ -18,11 +18,22 @@ from pathlib import Path
 
 import torch
 
-from audit.canaries import Subject
+from audit.canaries import Subject, subjects_from_rows
 from audit.models import Hardware, load_tokenizer, quiet_transformers
 from audit.properties import PropertyRegistry, fill
 from audit.scratch import SIZES, build_scratch
 from audit.training import optimizer_and_schedule, seed_everything
+
+
+def subjects_from_record(record, properties=()) -> dict[str, Subject]:
+    """The subjects of a Wikidata ``GraphRecord`` (as ``extract.wikidata.read_wikidata`` returns
+    it, before it is written), with the facts of ``properties`` only when given."""
+    return subjects_from_rows(
+        {"key": f.key, "subject": f.attributes["subject"], "subject_key": f.head,
+         "subject_name": f.attributes["subject_name"], "pid": f.relation,
+         "property_label": f.attributes["property_label"], "value": f.attributes["value"],
+         "value_type": f.attributes["value_type"], "precision": f.attributes.get("value_precision")}
+        for f in record.facts if not properties or f.relation in properties)
 
 
 def split_subjects(subjects: dict[str, Subject]) -> tuple[list[str], list[str]]:
@@ -134,5 +145,5 @@ def separation(results: list[dict], injected: set[str]) -> dict:
             "lenient_injected": rate(pos, "lenient_rate"), "lenient_other": rate(neg, "lenient_rate")}
 
 
-__all__ = ["SIZES", "TrainSettings", "auroc", "separation", "split_subjects", "train_sentence_model",
-           "training_sentences"]
+__all__ = ["SIZES", "TrainSettings", "auroc", "separation", "split_subjects", "subjects_from_record",
+           "train_sentence_model", "training_sentences"]

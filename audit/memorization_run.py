@@ -14,7 +14,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 from audit import results as R
-from audit.canaries import FactValue, Subject, value_pools
+from audit.canaries import Subject, subjects_from_rows, value_pools
 from audit.config import as_dict
 from audit.equivalence import load_judge
 from audit.likelihood import SentenceScorer
@@ -52,13 +52,7 @@ def load_subjects(store: GraphStore, graph: str) -> dict[str, Subject]:
     if info[0]["source"] != "wikidata":
         raise ConfigError(f"graph {graph!r} was built from {info[0]['source']} data; the memorization measure "
                           "needs a Wikidata graph (audit build --wikidata FILE)")
-    subjects: dict[str, Subject] = {}
-    for row in store.read(Q.WIKIDATA_FACTS, graph=graph):
-        s = subjects.setdefault(row["subject"], Subject(row["subject"], row["subject_key"], row["subject_name"], {}, {}))
-        s.facts.setdefault(row["pid"], []).append(
-            FactValue(row["key"], row["value"], row["value_type"], row["precision"]))
-        s.property_labels[row["pid"]] = row["property_label"]
-    return subjects
+    return subjects_from_rows(store.read(Q.WIKIDATA_FACTS, graph=graph))
 
 
 def resolve_subjects(store: GraphStore, graph: str, names: list[str]) -> list[str]:
@@ -98,6 +92,11 @@ class Measurer:
         self.config = config
         self.scorer = SentenceScorer(model, tokenizer, config.batch_size)
         self.judge = load_judge(config.equivalence) if config.equivalence else None
+
+    def use_model(self, model) -> None:
+        """Measure with another model from now on (the unlearned one): its own scorer, so no
+        cached likelihood of the old model is reused; the pools and the judge stay."""
+        self.scorer = SentenceScorer(model, self.scorer.tokenizer, self.config.batch_size)
 
     def measure(self, targets: list[tuple[str, str]], progress: str | None = None) -> tuple[list[FactMeasure], dict]:
         """The measures, and throughput figures (sentences scored, seconds, sentences per second)."""
@@ -189,6 +188,7 @@ class UnlearningMemorization:
     def __init__(self, store, run, request, model, tokenizer, edges, forget):
         self.store, self.run, self.request = store, run, request
         self.model, self.tokenizer = model, tokenizer
+        self.measurer: Measurer | None = None   # built on first use, kept for both phases
         self.subjects = load_subjects(store, request.graph)
         self.registry = load_registry()
         forget_set = set(forget)
@@ -202,8 +202,11 @@ class UnlearningMemorization:
         done = read_fact_results(self.store, self.run)
         if len(done) == len(self.targets) and all(f"memorized_{phase}" in r for r in done):
             return
-        measurer = Measurer(self.model, self.tokenizer, self.registry, self.subjects, self.request.memorization)
-        measures, speed = measurer.measure(self.targets, progress=f"memorization {phase}")
+        if self.measurer is None:
+            self.measurer = Measurer(self.model, self.tokenizer, self.registry, self.subjects, self.request.memorization)
+        elif self.measurer.scorer.model is not self.model:
+            self.measurer.use_model(self.model)
+        measures, speed = self.measurer.measure(self.targets, progress=f"memorization {phase}")
         by_key = {r["key"]: r for r in done}
 
         def extra(m) -> dict:

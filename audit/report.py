@@ -14,7 +14,7 @@ from pathlib import Path
 from audit import plots as P
 from audit.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from audit.metrics import deviation_score
-from audit.selectors import DENSITY_HIGH, DENSITY_LOW, DENSITY_TIERS
+from audit.selectors import DENSITY_TIERS, density_tier
 from graphstore import GraphStore
 
 REPORT_FILE = "report.md"
@@ -75,13 +75,6 @@ def write_report_files(store: GraphStore, run: str, out_dir: Path | str | None =
 
 def is_sweep(leakage: RunLeakage) -> bool:
     return leakage.run.get("mode") == "per-edge"
-
-
-def density_tier(density: float) -> str:
-    """``sparse`` (<= 1/3), ``mid`` (<= 2/3) or ``dense``, as ``--select density:TIER`` chooses."""
-    if density <= DENSITY_LOW:
-        return DENSITY_TIERS[0]
-    return DENSITY_TIERS[1] if density <= DENSITY_HIGH else DENSITY_TIERS[2]
 
 
 def forget_points(leakage: RunLeakage) -> list[P.ForgetPoint]:

@@ -31,6 +31,13 @@ SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edge
 SPLITS = ("forget", "retain")
 
 
+def density_tier(density: float) -> str:
+    """``sparse`` (<= 1/3), ``mid`` (<= 2/3) or ``dense``, as ``--select density:TIER`` chooses."""
+    if density <= DENSITY_LOW:
+        return DENSITY_TIERS[0]
+    return DENSITY_TIERS[1] if density <= DENSITY_HIGH else DENSITY_TIERS[2]
+
+
 @dataclass(frozen=True)
 class Selection:
     spec: str                 # as stored on the run: the selector spec, or "cypher"

@@ -26,11 +26,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from audit.canaries import FactValue, Subject, value_pools  # noqa: E402
+from audit.canaries import value_pools  # noqa: E402
 from audit.likelihood import SentenceScorer  # noqa: E402
-from audit.memorization import MemorizationConfig, measure_facts  # noqa: E402
-from audit.memorization_check import (TrainSettings, separation, split_subjects, train_sentence_model,  # noqa: E402
-                                      training_sentences)
+from audit.memorization import MemorizationConfig, measure_facts, plan_fact  # noqa: E402
+from audit.memorization_check import (TrainSettings, separation, split_subjects, subjects_from_record,  # noqa: E402
+                                      train_sentence_model, training_sentences)
 from audit.models import load_model, load_tokenizer, select_hardware  # noqa: E402
 from audit.properties import load_registry  # noqa: E402
 from extract.wikidata import read_wikidata  # noqa: E402
@@ -38,18 +38,6 @@ from extract.wikidata_generate import generate_people  # noqa: E402
 from extract.wikidata_write import write_entities  # noqa: E402
 
 WIKIMEM_PROPERTIES = ("P106", "P1412", "P19", "P21", "P27")
-
-
-def subjects_of(record, properties) -> dict[str, Subject]:
-    subjects: dict[str, Subject] = {}
-    for f in record.facts:
-        a = f.attributes
-        if properties and f.relation not in properties:
-            continue
-        s = subjects.setdefault(a["subject"], Subject(a["subject"], f.head, a["subject_name"], {}, {}))
-        s.facts.setdefault(f.relation, []).append(FactValue(f.key, a["value"], a["value_type"], a.get("value_precision")))
-        s.property_labels[f.relation] = a["property_label"]
-    return subjects
 
 
 def naive_nll(model, scorer: SentenceScorer, items) -> list[float]:
@@ -90,7 +78,7 @@ def main() -> None:
     path = folder / "people.json"
     write_entities(generate_people(args.people, seed=args.seed), path)
     record, _ = read_wikidata(path, graph="people")
-    subjects = subjects_of(record, properties)
+    subjects = subjects_from_record(record, properties)
     injected, _ = split_subjects(subjects)
     sentences = training_sentences(registry, subjects, injected, args.train_paraphrases)
     print(f"machine: {hardware.label}, torch {torch.__version__}, threads {torch.get_num_threads()}")
@@ -109,7 +97,8 @@ def main() -> None:
     targets = [(q, p) for q in sorted(subjects) for p in sorted(subjects[q].facts)]
     scorer = SentenceScorer(model, tokenizer, args.batch_size)
     started = time.perf_counter()
-    measures = measure_facts(scorer, registry, subjects, value_pools(subjects), targets, config)
+    pools = value_pools(subjects)
+    measures = measure_facts(scorer, registry, subjects, pools, targets, config)
     seconds = time.perf_counter() - started
     print(f"measure: {len(targets)} facts, {scorer.scored} sentences scored in {seconds:.1f} s "
           f"= {scorer.scored / seconds:.0f} sentences/s (counterfactuals {args.counterfactuals}, "
@@ -119,16 +108,7 @@ def main() -> None:
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
 
     # -- throughput, side by side, on one sample of the canaries the measure scores
-    from audit.canaries import counterfactuals, fact_templates, name_variants, render
-
-    pools = value_pools(subjects)
-    items = []
-    for q, p in targets:
-        s = subjects[q]
-        cfs = counterfactuals(pools[p], s.facts[p], args.counterfactuals, f"{args.seed}/cf/{q}/{p}")
-        names = [s.name, *name_variants(s.name, subjects, args.variants, f"{args.seed}/names/{q}")]
-        for t in fact_templates(registry, s, p, args.paraphrases, args.contexts, 4, args.seed):
-            items += [render(t, who, v) for v in s.facts[p] + cfs for who in names]
+    items = [item for q, p in targets for item in plan_fact(registry, subjects, pools, q, p, config).items()]
     sample = random.Random(0).sample(items, min(args.throughput_sentences, len(items)))
     sample += sample[: len(sample) // 10]      # a few repeats, as the generic subject's sentences repeat
     fresh = SentenceScorer(model, tokenizer, args.batch_size)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from audit.properties import add_property_questions, load_registry
+from audit.properties import PropertyRegistry, add_property_questions, load_registry
 from extract.wikidata import PropertyInfo, WikidataOptions, read_wikidata
 from graphstore import GraphStore
 from graphstore.ingest import write_graph
@@ -36,16 +36,22 @@ def wikidata_options(command: Callable) -> Callable:
     return command
 
 
+def wikidata_graph(path: Path, graph_name: str | None, registry: PropertyRegistry, **options):
+    """The file's graph record with the registry's questions on every fact, and the read's report.
+    ``options`` are ``extract.wikidata.WikidataOptions`` fields; the registry supplies the labels
+    of properties the file does not describe."""
+    labels = {pid: PropertyInfo(t.label, t.description, t.aliases) for pid, t in registry.properties.items()}
+    record, report = read_wikidata(path, graph_name, WikidataOptions(registry=labels, **options))
+    return add_property_questions(record, registry), report
+
+
 def build_wikidata(path: Path, graph_name: str | None, replace: bool, settings, *, labels_files, instance_of,
                    language, skip_bad_records, properties_file) -> None:
     registry = load_registry(properties_file)
     classes = () if instance_of == ("any",) else (tuple(instance_of) or ("Q5",))
-    options = WikidataOptions(
-        instance_of=classes, language=language, labels=tuple(labels_files), skip_bad_records=skip_bad_records,
-        registry={pid: PropertyInfo(t.label, t.description, t.aliases) for pid, t in registry.properties.items()})
     # The file is read and checked whole before the database is touched.
-    record, report = read_wikidata(path, graph_name, options)
-    record = add_property_questions(record, registry)
+    record, report = wikidata_graph(path, graph_name, registry, instance_of=classes, language=language,
+                                    labels=tuple(labels_files), skip_bad_records=skip_bad_records)
     for line in report.lines():
         click.echo(f"{path}: {line}", err=True)
     with GraphStore.open(settings) as store:

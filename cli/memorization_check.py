@@ -11,10 +11,10 @@ from audit.memorization import MemorizationConfig
 from audit.memorization_check import TrainSettings, separation, split_subjects, train_sentence_model, training_sentences
 from audit.memorization_run import MemorizationRequest, load_subjects, read_fact_results, run_memorization
 from audit.models import select_hardware
-from audit.properties import add_property_questions, load_registry
+from audit.properties import load_registry
 from audit.scratch import SIZES
+from cli.build_wikidata import wikidata_graph
 from cli.common import connection_options, emit_rows
-from extract.wikidata import PropertyInfo, WikidataOptions, read_wikidata
 from extract.wikidata_generate import generate_people
 from extract.wikidata_write import write_entities
 from graphstore import GraphStore
@@ -64,9 +64,7 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
     path = out_dir / f"{graph_name}.json"
     write_entities(generate_people(people, seed=seed), path)
     registry = load_registry()
-    record, _ = read_wikidata(path, graph_name, WikidataOptions(registry={
-        pid: PropertyInfo(t.label, t.description, t.aliases) for pid, t in registry.properties.items()}))
-    record = add_property_questions(record, registry)
+    record, _ = wikidata_graph(path, graph_name, registry)
     hardware = select_hardware(device)
     with GraphStore.open(settings) as store:
         write_graph(store, record, replace=True)

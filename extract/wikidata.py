@@ -129,15 +129,18 @@ def read_wikidata(path: str | Path, graph: str | None = None,
     report = WikidataReport(str(path))
     labels: dict[str, str] = {}
     properties: dict[str, PropertyInfo] = {}
-    subjects = _read_subjects(path, options, report, labels, properties)
-    for extra in options.labels:
-        _read_labels(Path(extra), options, labels, properties)
+    # Each file is hashed by the read that parses it: the build's identity costs no second pass.
+    digests = [hashlib.sha256() for _ in range(1 + len(options.labels))]
+    subjects = _read_subjects(path, options, report, labels, properties, digests[0])
+    for extra, digest in zip(options.labels, digests[1:]):
+        _read_labels(Path(extra), options, labels, properties, digest)
     if not subjects:
         wanted = ", ".join(options.instance_of) or "any class"
         raise InputDataError(path, f"no subject to build: {report.records} entities read, none an instance of "
                                    f"{wanted} with a label in {options.language!r}"
                                    + (" (pass --instance-of to choose other classes)" if options.instance_of else ""))
-    record = _graph_record(name, path, subjects, labels, properties, options, report)
+    record = _graph_record(name, path, subjects, labels, properties, options, report,
+                           _identity([d.hexdigest() for d in digests], options))
     return record, report
 
 
@@ -178,10 +181,10 @@ def _instances(entity: dict) -> list[str]:
 
 
 def _read_subjects(path: Path, options: WikidataOptions, report: WikidataReport, labels: dict,
-                   properties: dict) -> list[_Subject]:
+                   properties: dict, digest) -> list[_Subject]:
     read = ReadReport(str(path))
     subjects: dict[str, _Subject] = {}
-    for where, entity in iter_entities(path, read, options.skip_bad_records):
+    for where, entity in iter_entities(path, read, options.skip_bad_records, digest):
         eid = entity["id"]
         label = _text(entity, "labels", options.language)
         if label:
@@ -228,14 +231,14 @@ def _refuse_or_skip(path: Path, where: str, why: str, options: WikidataOptions, 
     report.bad_records.append((where, why))
 
 
-def _read_labels(path: Path, options: WikidataOptions, labels: dict, properties: dict) -> None:
-    """More labels: a TSV/CSV-free text file of ``ID<TAB>label`` lines, or entity JSON."""
+def _read_labels(path: Path, options: WikidataOptions, labels: dict, properties: dict, digest) -> None:
+    """More labels: a text file of ``ID<TAB>label`` lines, or entity JSON. The file's bytes go to ``digest``."""
     with open_text(path) as text:
         head = text.read(1)
     if head not in ("[", "{"):
-        _read_label_lines(path, labels)
+        _read_label_lines(path, labels, digest)
         return
-    for _, entity in iter_entities(path, ReadReport(str(path)), options.skip_bad_records):
+    for _, entity in iter_entities(path, ReadReport(str(path)), options.skip_bad_records, digest):
         label = _text(entity, "labels", options.language)
         eid = entity["id"]
         if label and eid not in labels:
@@ -245,9 +248,9 @@ def _read_labels(path: Path, options: WikidataOptions, labels: dict, properties:
                                            tuple(_aliases(entity, options.language)))
 
 
-def _read_label_lines(path: Path, labels: dict) -> None:
+def _read_label_lines(path: Path, labels: dict, digest) -> None:
     try:
-        with open_text(path) as text:
+        with open_text(path, digest) as text:
             for number, line in enumerate(text, 1):
                 if not line.strip() or line.startswith("#"):
                     continue
@@ -261,7 +264,7 @@ def _read_label_lines(path: Path, labels: dict) -> None:
 
 
 def _graph_record(graph: str, path: Path, subjects: list[_Subject], labels: dict, properties: dict,
-                  options: WikidataOptions, report: WikidataReport) -> GraphRecord:
+                  options: WikidataOptions, report: WikidataReport, digest: str) -> GraphRecord:
     entities: dict[str, EntityRecord] = {}
     for s in subjects:
         entities[s.qid] = EntityRecord(entity_key(graph, s.qid), graph, s.name, s.kind, s.qid,
@@ -289,7 +292,6 @@ def _graph_record(graph: str, path: Path, subjects: list[_Subject], labels: dict
                     attributes=_fact_attributes(s, pid, value, text, tail_id, missing, properties, options))
     report.facts = len(facts)
     property_records = tuple(_property_record(graph, pid, properties, options) for pid in sorted(used_properties))
-    digest = _sha256(path, options)
     return GraphRecord(graph, SOURCE, str(path.resolve()), digest, tuple(entities.values()), tuple(facts.values()),
                        properties={"language": options.language,
                                    "instance_of": list(options.instance_of) or ["(any)"]},
@@ -342,14 +344,9 @@ def _property_record(graph: str, pid: str, properties: dict, options: WikidataOp
     return PropertyRecord(f"{graph}/{pid}", graph, pid, info.label, info.description, tuple(info.aliases), source)
 
 
-def _sha256(path: Path, options: WikidataOptions) -> str:
-    """Identity of a build: the bytes of the file and of the labels files, and the options."""
-    h = hashlib.sha256()
-    for p in (path, *map(Path, options.labels)):
-        with open(p, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    h.update(json.dumps({"instance_of": list(options.instance_of), "language": options.language,
-                         "skip": options.skip_bad_records,
-                         "registry": sorted((k, v.label) for k, v in options.registry.items())}).encode())
-    return h.hexdigest()
+def _identity(file_digests: list[str], options: WikidataOptions) -> str:
+    """Identity of a build: the SHA-256 of the file and of each labels file, and the options."""
+    return hashlib.sha256(json.dumps({
+        "files": file_digests, "instance_of": list(options.instance_of), "language": options.language,
+        "skip": options.skip_bad_records, "registry": sorted((k, v.label) for k, v in options.registry.items()),
+    }).encode()).hexdigest()

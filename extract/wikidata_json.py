@@ -17,13 +17,14 @@ refused with its line number, or skipped and reported when the caller asks for t
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
 
 from graphstore.errors import InputDataError
 
@@ -41,26 +42,51 @@ class ReadReport:
     missing: list = field(default_factory=list)       # wbgetentities ids reported "missing"
 
 
-def open_text(path: Path) -> io.TextIOBase:
-    """The file as UTF-8 text, decompressed when it is gzip or bz2 (by magic bytes)."""
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(3)
-    except OSError as e:
-        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
-    if magic[:2] == b"\x1f\x8b":
-        raw = gzip.open(path, "rb")
-    elif magic == b"BZh":
-        raw = bz2.open(path, "rb")
-    else:
-        raw = open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", newline=None)
+class _HashingReader(io.RawIOBase):
+    """Every byte read from ``raw`` also goes to ``digest``: a file is hashed by the same read
+    that parses it, not by a second pass over it."""
+
+    def __init__(self, raw, digest):
+        super().__init__()
+        self.raw, self.digest = raw, digest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        if n:
+            self.digest.update(memoryview(buffer)[:n])
+        return n
+
+
+@contextlib.contextmanager
+def open_text(path: Path, digest=None) -> Iterator[io.TextIOBase]:
+    """The file as UTF-8 text, decompressed when it is gzip or bz2 (by magic bytes). With
+    ``digest`` (a ``hashlib`` object), the file's bytes as stored are fed to it; whatever the
+    reader left unread is fed at the end, so the digest always covers the whole file."""
+    with contextlib.ExitStack() as stack:
+        try:
+            raw = stack.enter_context(open(path, "rb"))
+        except OSError as e:
+            raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+        magic = raw.read(3)
+        raw.seek(0)
+        stream = io.BufferedReader(_HashingReader(raw, digest)) if digest is not None else raw
+        if magic[:2] == b"\x1f\x8b":
+            stream = stack.enter_context(gzip.GzipFile(fileobj=stream, mode="rb"))
+        elif magic == b"BZh":
+            stream = stack.enter_context(bz2.BZ2File(stream, "rb"))
+        yield stack.enter_context(io.TextIOWrapper(stream, encoding="utf-8", newline=None))
+        if digest is not None:
+            for chunk in iter(lambda: raw.read(1 << 20), b""):
+                digest.update(chunk)
 
 
 def iter_entities(path: str | Path, report: ReadReport | None = None,
-                  skip_bad_records: bool = False) -> Iterator[tuple[str, dict]]:
+                  skip_bad_records: bool = False, digest=None) -> Iterator[tuple[str, dict]]:
     """Yield ``(where, entity)`` for every entity in ``path``; ``where`` is ``line N`` or the
-    entity's place in a JSON document, for messages.
+    entity's place in a JSON document, for messages. ``digest``: see ``open_text``.
 
     Raises:
         InputDataError: unreadable, compressed but damaged, not UTF-8, not one of the forms,
@@ -69,7 +95,7 @@ def iter_entities(path: str | Path, report: ReadReport | None = None,
     path = Path(path)
     report = report if report is not None else ReadReport(str(path))
     try:
-        with open_text(path) as text:
+        with open_text(path, digest) as text:
             yield from _entities(path, text, report, skip_bad_records)
     except UnicodeDecodeError as e:
         raise InputDataError(path, f"not UTF-8 text ({e.reason} at byte {e.start} of a line)") from e

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from audit.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render, value_pools
 from audit.likelihood import SentenceScorer
 from audit.memorization import MemorizationConfig, calibrated_score, measure_facts, strength
-from audit.memorization_check import (TrainSettings, auroc, separation, split_subjects, train_sentence_model,
-                                      training_sentences)
+from audit.memorization_check import (TrainSettings, auroc, separation, split_subjects, subjects_from_record,
+                                      train_sentence_model, training_sentences)
 from audit.memorization_run import load_subjects
 from audit.models import load_model, load_tokenizer, select_hardware
 from audit.properties import article, fill, load_registry
@@ -197,14 +197,7 @@ def synthetic(tmp_path_factory):
     path = folder / "people.json"
     write_entities(generate_people(24, seed=5), path)
     record, _ = read_wikidata(path, graph="people")
-    subjects = {}
-    for f in record.facts:
-        a = f.attributes
-        if f.relation not in PROOF_PROPERTIES:
-            continue
-        s = subjects.setdefault(a["subject"], Subject(a["subject"], f.head, a["subject_name"], {}, {}))
-        s.facts.setdefault(f.relation, []).append(FactValue(f.key, a["value"], a["value_type"], a.get("value_precision")))
-        s.property_labels[f.relation] = a["property_label"]
+    subjects = subjects_from_record(record, PROOF_PROPERTIES)
     injected, _ = split_subjects(subjects)
     torch.manual_seed(0)
     model_dir = train_sentence_model(training_sentences(REGISTRY, subjects, injected, paraphrases=2),

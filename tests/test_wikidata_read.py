@@ -703,3 +703,16 @@ def test_cli_build_refuses_a_bad_file_and_leaves_the_graph(store, invoke, tmp_pa
     assert skipped.exit_code == 0, skipped.output
     assert f"{bad}: bad record skipped at line 3" in skipped.output
     assert "h: loaded - 1 subjects" in skipped.output
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2"])
+def test_the_read_that_parses_a_file_also_hashes_its_stored_bytes(tmp_path, suffix):
+    import hashlib
+
+    text = "[\n" + ",\n".join(json.dumps(e) for e in world()) + "\n]\n"
+    data = {"": text.encode(), ".gz": gzip.compress(text.encode()), ".bz2": bz2.compress(text.encode())}[suffix]
+    path = tmp_path / f"people.json{suffix}"
+    path.write_bytes(data)
+    digest = hashlib.sha256()
+    assert len(list(iter_entities(path, digest=digest))) == len(world())
+    assert digest.hexdigest() == hashlib.sha256(data).hexdigest()
