@@ -40,18 +40,18 @@ demo: install
 	$(BIN)/audit build --pistol $(DEMO) --graph demo --replace
 	$(BIN)/audit edges --graph demo
 	$(BIN)/audit runs demo-npo --delete >/dev/null 2>&1 || true
-	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --epochs 10 --lr 1e-3 --run-id demo-npo
+	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --run-id demo-npo
 	$(BIN)/audit edges --run demo-npo
 	$(BIN)/audit view --run demo-npo --output out/demo-npo.html
 	$(BIN)/audit report --run demo-npo --output out/report-demo-npo
 	$(BIN)/audit build --forget examples/text/forget.txt --retain examples/text/retain.jsonl --graph demo-text --replace
 	$(BIN)/audit stats --graph demo-text
 	$(BIN)/audit runs demo-text-npo --delete >/dev/null 2>&1 || true
-	$(BIN)/audit run --graph demo-text --select audit-set --method npo --epochs 10 --lr 1e-3 --run-id demo-text-npo
+	$(BIN)/audit run --graph demo-text --select audit-set --method npo --run-id demo-text-npo
 	$(BIN)/audit memorization-check --people 24 --graph demo-people --output out/demo-people --run-id demo-people-memorization
 	$(BIN)/audit runs demo-people-npo --delete >/dev/null 2>&1 || true
 	$(BIN)/audit run --graph demo-people --select memorized:Q900000001@demo-people-memorization \
-		--model out/demo-people/model --no-inject --method npo --epochs 10 --lr 1e-3 --run-id demo-people-npo \
+		--model out/demo-people/model --no-inject --method npo --run-id demo-people-npo \
 		--memorization-option counterfactuals=10
 
 test: install $(CHROMIUM)

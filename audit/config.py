@@ -4,9 +4,16 @@ untyped dicts of options around. Cross-field checks live in ``check()``."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from graphstore.errors import ConfigError
+
+# The unlearning methods, by name (each is a module of audit/methods registered under one of
+# these). Listed here so that the command line can offer them without importing torch.
+UNLEARNING_METHODS = ("ga", "gd", "kl", "dpo", "npo", "simnpo")
+EVAL_BATCH_SIZE = 32   # QA pairs per generation/scoring batch of an evaluation
 
 
 @dataclass
@@ -38,7 +45,8 @@ class UnlearnConfig:
     """Training settings shared by every unlearning method. Defaults follow the papers
     (TOFU, PISTOL, NPO): AdamW, linear warm-up over the first epoch, 20 epochs, effective batch 4."""
     epochs: int = field(default=20, metadata={"help": "passes over the forget set"})
-    lr: float = field(default=1e-4, metadata={"help": "AdamW learning rate of the LoRA adapters"})
+    lr: float | None = field(default=None, metadata={"help": "AdamW learning rate of the LoRA adapters; default: "
+                                                             "per method and model (default_unlearn_lr)"})
     batch_size: int = field(default=4, metadata={"help": "forget QA pairs per forward pass"})
     grad_accum: int = field(default=1, metadata={"help": "steps accumulated per update (effective batch = batch_size * grad_accum)"})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW weight decay"})
@@ -51,7 +59,7 @@ class UnlearnConfig:
 
     def check(self) -> None:
         _positive(epochs=self.epochs, batch_size=self.batch_size, grad_accum=self.grad_accum, lora_r=self.lora_r)
-        if self.lr <= 0:
+        if self.lr is not None and self.lr <= 0:
             raise ConfigError(f"--lr {self.lr}: must be positive")
         if not 0.0 <= self.lora_dropout < 1.0:
             raise ConfigError(f"--lora-dropout {self.lora_dropout}: must be in [0, 1)")
@@ -59,6 +67,97 @@ class UnlearnConfig:
     @property
     def effective_batch(self) -> int:
         return self.batch_size * self.grad_accum
+
+
+@dataclass
+class MemorizationConfig:
+    """Settings of the memorization measure. Defaults follow WikiMem's setup."""
+    counterfactuals: int = field(default=100, metadata={"help": "counterfactual values per fact, drawn from other subjects"})
+    paraphrases: int | None = field(default=None, metadata={"help": "paraphrases used per property (default: all in the registry)"})
+    contexts: int = field(default=4, metadata={"help": "contextualized variants per fact"})
+    context_facts: int = field(default=4, metadata={"help": "other facts of the subject stated before a contextualized variant"})
+    variants: int = field(default=3, metadata={"help": "similar-looking name variants S(h) of the subject"})
+    alpha: float = field(default=1.0, metadata={"help": "weight of the name-variant calibration"})
+    seed: int = field(default=0, metadata={"help": "seed of counterfactuals, contexts and name variants"})
+    batch_size: int = field(default=64, metadata={"help": "sentences per forward pass"})
+    equivalence: str | None = field(default=None, metadata={"help": "judge spec (embedding[:T]) under which a counterfactual close to a ground truth counts as equal"})
+
+    def check(self) -> None:
+        for name in ("counterfactuals", "variants", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be at least 1")
+        for name in ("contexts", "context_facts"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be 0 or more")
+        if self.paraphrases is not None and self.paraphrases < 0:
+            raise ConfigError(f"memorization paraphrases = {self.paraphrases}: must be 0 or more")
+        if self.alpha < 0:
+            raise ConfigError(f"memorization alpha = {self.alpha}: must be 0 or more")
+
+
+# -- default unlearning learning rates --------------------------------------------------------
+# AdamW on the LoRA adapters, when --lr is not given, chosen by the model's width (hidden size).
+# Small models (width <= SMALL_MODEL_WIDTH: the scratch sizes, or a model trained from one):
+# per method, by bench/bench_lr.py on the demo's graph (docs/benchmarks.md, "Default learning
+# rates"): the rate that lowers the forget edges' ROUGE-1 by >= 0.3 while the retained edges keep
+# a mean >= 0.8 (DPO reaches no such rate; its default keeps retained edges >= 0.8). Measured on
+# scratch:tiny (width 96); small and base use the same rates (not yet measured).
+# Wider models (7B-class): 1e-4, the usual LoRA rate; not measured here (no weights).
+SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "npo": 4e-4, "simnpo": 4e-4}
+PRETRAINED_UNLEARN_LR = 1e-4
+SMALL_MODEL_WIDTH = 1024
+
+
+def model_width(model: str) -> int | None:
+    """The hidden size of ``model``: a scratch size's, or ``config.json``'s in a local folder;
+    None when it cannot be read here (a hub id)."""
+    size = parse_scratch(model)
+    if size is not None:
+        return SIZES[size].hidden_size
+    config = Path(model) / "config.json"
+    try:
+        values = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    width = next((values.get(k) for k in ("hidden_size", "n_embd", "d_model") if isinstance(values.get(k), int)), None)
+    return width
+
+
+def default_unlearn_lr(method: str, model: str) -> float:
+    """The unlearning learning rate used when none is given, for ``method`` on ``model``."""
+    width = model_width(model)
+    if width is not None and width <= SMALL_MODEL_WIDTH:
+        return SCRATCH_UNLEARN_LR[method]
+    return PRETRAINED_UNLEARN_LR
+
+
+# -- scratch models: their sizes, and `--model scratch[:SIZE]` --------------------------------
+@dataclass(frozen=True)
+class ScratchSize:
+    vocab_size: int
+    hidden_size: int
+    intermediate_size: int
+    layers: int
+    heads: int
+    max_positions: int = 512
+
+
+SIZES: dict[str, ScratchSize] = {
+    "tiny": ScratchSize(vocab_size=1024, hidden_size=96, intermediate_size=384, layers=2, heads=4),
+    "small": ScratchSize(vocab_size=4096, hidden_size=256, intermediate_size=1024, layers=4, heads=8),
+    "base": ScratchSize(vocab_size=8192, hidden_size=768, intermediate_size=2048, layers=12, heads=12),
+}
+DEFAULT_SIZE = "tiny"
+
+
+def parse_scratch(spec: str) -> str | None:
+    """``scratch`` / ``scratch:SIZE`` -> the size name; anything else -> None."""
+    if spec != "scratch" and not spec.startswith("scratch:"):
+        return None
+    size = spec.split(":", 1)[1] if ":" in spec else DEFAULT_SIZE
+    if size not in SIZES:
+        raise ConfigError(f"--model {spec!r}: unknown scratch size {size!r}; valid: {', '.join(SIZES)}")
+    return size
 
 
 def _positive(**values: int) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-from tqdm.auto import tqdm
 
 from audit import metrics as M
+from audit.config import EVAL_BATCH_SIZE
 from audit.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
 from audit.qa import QAExample
+from graphstore.progress import Progress
 
-DEFAULT_BATCH_SIZE = 32
+DEFAULT_BATCH_SIZE = EVAL_BATCH_SIZE
 GENERATION_MARGIN = 16      # tokens beyond the longest ground-truth answer
 GENERATION_CAP = 128
 
@@ -43,7 +44,7 @@ def generate_answers(model, encoder: QAEncoder, prompts: list[list[int]], max_ne
     order = _order_by_length([len(p) for p in prompts])
     answers: list[str] = [""] * len(prompts)
     tokenizer = encoder.tokenizer
-    with tqdm(total=len(prompts), desc=progress, unit="qa", disable=None if progress else True, leave=False) as bar:
+    with Progress(progress, total=len(prompts), unit="qa") as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             batch = {k: v.to(device) for k, v in collate_prompts([prompts[i] for i in rows], encoder.pad_id).items()}
@@ -66,7 +67,7 @@ def score_answers(model, encoder: QAEncoder, encoded: list, batch_size: int,
     device = next(model.parameters()).device
     order = _order_by_length([len(e.prompt_ids) + len(e.answer_ids) for e in encoded])
     results: list[dict[str, float]] = [{} for _ in encoded]
-    with tqdm(total=len(encoded), desc=progress, unit="qa", disable=None if progress else True, leave=False) as bar:
+    with Progress(progress, total=len(encoded), unit="qa") as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             batch = {k: v.to(device) for k, v in collate_train([encoded[i] for i in rows], encoder.pad_id).items()}

@@ -18,16 +18,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
 from audit import evaluate as E
 from audit.config import InjectionConfig, as_dict
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.models import Hardware, fingerprint, load_model, load_tokenizer
 from audit.qa import Edge
-from audit.scratch import build_scratch, parse_scratch
+from audit.config import parse_scratch
+from audit.scratch import build_scratch
 from graphstore.errors import ConfigError
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
+from graphstore.progress import Progress
 
 log = logging.getLogger(__name__)
 INFO_FILE = "injection.json"
@@ -134,7 +134,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
     started = time.perf_counter()
     recall: dict[str, float] = {}
     epoch = 0
-    with tqdm(total=config.max_epochs, desc=f"inject {graph}", unit="epoch", leave=False, disable=None) as bar:
+    with Progress(f"inject {graph}", total=config.max_epochs, unit="epoch") as bar:
         for epoch in range(1, config.max_epochs + 1):
             model.train()
             for batch in batches(encoded, epoch_order(len(encoded), config.seed, epoch), config.batch_size,
@@ -144,11 +144,10 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
                 optimizer.step()
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}")
+            bar.update(1, loss=f"{loss.item():.3f}")
             if epoch % config.eval_every == 0 or epoch == config.max_epochs:
                 recall = {k: v["rouge1"] for k, v in E.per_edge(E.evaluate(model, encoder, examples)).items()}
-                bar.set_postfix(loss=f"{loss.item():.3f}", min_recall=f"{min(recall.values()):.3f}")
+                bar.set(min_recall=f"{min(recall.values()):.3f}")
                 if min(recall.values()) >= config.target_rouge1:
                     break
     reached = min(recall.values()) >= config.target_rouge1

@@ -16,6 +16,7 @@ ROUGE-1 recall is the PISTOL/TOFU measure of whether an answer still carries the
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 
 from audit import results as R
@@ -104,9 +105,7 @@ def run_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | Non
         ConfigError: no such run, or a run with no edge results (a memorization run).
     """
     thresholds = thresholds or LeakageThresholds()
-    node = R.get_run(store, run)
-    if node is None:
-        raise ConfigError(f"no run {run!r}; `audit runs` lists them")
+    node = R.require_run(store, run)
     results = R.read_results(store, run)
     if not results:
         raise ConfigError(f"run {run!r} has no per-edge results (status {node.get('status')!r}"
@@ -131,10 +130,10 @@ def entity_names(store: GraphStore, graph: str) -> dict[str, str]:
     return dict(zip(row["keys"], row["names"]))
 
 
-def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> dict:
+def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> RunLeakage:
     """(Re)write the run's leakage relationships for Neo4j Browser, in one transaction: for every
     measured edge that is not simply kept, ``(head)-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED
-    {run, edge, score, caption, rouge1_before, rouge1_after}]->(tail)``. Returns the status counts.
+    {run, edge, score, caption, rouge1_before, rouge1_after}]->(tail)``. Returns the run's leakage.
     The thresholds used are recorded on the run (``leakage_thresholds``)."""
     leakage = run_leakage(store, run, thresholds)
     graph = leakage.run["graph"]
@@ -152,4 +151,45 @@ def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresh
             if rows:
                 tx.write_rows(Q.leakage_create(status), rows, run=run)
     R.update_run(store, run, leakage_thresholds=leakage.thresholds.as_dict())
-    return leakage.counts()
+    return leakage
+
+
+UNMOVED = 0.05   # a forget ROUGE-1 change smaller than this is "did not move"
+
+
+def reading(leakage: RunLeakage, summary: dict) -> list[str]:
+    """A run in words: the first line always, e.g. ``forgot 2 of 2 forget edges (0 partly, 0
+    leaked); 3 of 10 retained edges damaged; deviation score 141 -> 48 (lower is better)``;
+    then one line for each thing a reader must not miss (forgetting that did not move,
+    memorization the canary measure still finds)."""
+    counts, t = leakage.counts(), leakage.thresholds
+    forget = sum(counts[s] for s in FORGET_STATUSES)
+    retained = counts["damaged"] + counts["kept"]
+    sweep = leakage.run.get("mode") == "per-edge"
+    ds_before, ds_after = summary.get("deviation_score_before"), summary.get("deviation_score_after",
+                                                                              summary.get("deviation_score"))
+    score = (f"deviation score {ds_before:.0f} -> {ds_after:.0f}" if ds_before is not None and ds_after is not None
+             else f"deviation score {ds_after:.0f}{' per swept edge, on average' if sweep else ''}"
+             if ds_after is not None else "no deviation score")
+    lines = [f"forgot {counts['forgotten']} of {forget} {'swept' if sweep else 'forget'} edge(s) "
+             f"(ROUGE-1 <= {t.forgotten:g}; {counts['partly_forgotten']} partly, {counts['leaked']} leaked at >= {t.leaked:g}); "
+             f"{counts['damaged']} of {retained} retained edge(s) damaged (ROUGE-1 down >= {t.damaged:g}); "
+             f"{score} (lower is better, 0 = perfect)"]
+    before, after = summary.get("forget_rouge1_before"), summary.get("forget_rouge1_after")
+    if before is not None and after is not None and before - after < UNMOVED:
+        config = json.loads(leakage.run.get("unlearn_config") or "{}")
+        lines.append(f"forget ROUGE-1 did not move ({before:.3f} -> {after:.3f}): try a higher --lr (this run: "
+                     f"{config.get('lr', '?')}), more --epochs (this run: {config.get('epochs', '?')}), "
+                     "or another --method")
+    facts_before, facts_after = summary.get("forget_facts_memorized_before"), summary.get("forget_facts_memorized_after")
+    if facts_before is not None and facts_after is not None:
+        total = summary.get("forget_facts", "?")
+        if facts_after < facts_before:
+            lines.append(f"memorization (canary measure): {facts_before} of {total} forget facts memorized before, "
+                         f"{facts_after} after")
+        elif facts_before:
+            lines.append(f"memorization (canary measure) did not fall: {facts_before} of {total} forget facts "
+                         f"memorized before, {facts_after} after. Unlearning trained on the facts' questions; the "
+                         "measure reads the sentences the model learned them from, which QA unlearning barely "
+                         "reaches (docs/wikidata.md)")
+    return lines

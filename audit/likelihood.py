@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
 
 from audit.encoding import IGNORE
+from graphstore.progress import Progress
 
 DEFAULT_BATCH_SIZE = 64
 
@@ -56,8 +56,7 @@ class SentenceScorer:
         device = next(self.model.parameters()).device
         encoded = [self.encode(c, s) for c, s in items]
         order = sorted(range(len(items)), key=lambda i: len(encoded[i][0]) + len(encoded[i][1]))
-        with tqdm(total=len(items), desc=progress, unit="sentence", disable=None if progress else True,
-                  leave=False) as bar:
+        with Progress(progress, total=len(items), unit="sentence") as bar:
             for start in range(0, len(order), self.batch_size):
                 rows = order[start:start + self.batch_size]
                 input_ids, attention, labels = self._collate([encoded[i] for i in rows])

@@ -28,38 +28,13 @@ import statistics
 from dataclasses import dataclass, field
 
 from audit.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render
+from audit.config import MemorizationConfig
 from audit.likelihood import SentenceScorer
 from audit.properties import PropertyRegistry
 from graphstore.errors import ConfigError
 
 MEASURE_VERSION = "memorization.v1"
 CHUNK_FACTS = 32
-
-
-@dataclass
-class MemorizationConfig:
-    """Settings of the memorization measure. Defaults follow WikiMem's setup."""
-    counterfactuals: int = field(default=100, metadata={"help": "counterfactual values per fact, drawn from other subjects"})
-    paraphrases: int | None = field(default=None, metadata={"help": "paraphrases used per property (default: all in the registry)"})
-    contexts: int = field(default=4, metadata={"help": "contextualized variants per fact"})
-    context_facts: int = field(default=4, metadata={"help": "other facts of the subject stated before a contextualized variant"})
-    variants: int = field(default=3, metadata={"help": "similar-looking name variants S(h) of the subject"})
-    alpha: float = field(default=1.0, metadata={"help": "weight of the name-variant calibration"})
-    seed: int = field(default=0, metadata={"help": "seed of counterfactuals, contexts and name variants"})
-    batch_size: int = field(default=64, metadata={"help": "sentences per forward pass"})
-    equivalence: str | None = field(default=None, metadata={"help": "judge spec (embedding[:T]) under which a counterfactual close to a ground truth counts as equal"})
-
-    def check(self) -> None:
-        for name in ("counterfactuals", "variants", "batch_size"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be at least 1")
-        for name in ("contexts", "context_facts"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be 0 or more")
-        if self.paraphrases is not None and self.paraphrases < 0:
-            raise ConfigError(f"memorization paraphrases = {self.paraphrases}: must be 0 or more")
-        if self.alpha < 0:
-            raise ConfigError(f"memorization alpha = {self.alpha}: must be 0 or more")
 
 
 @dataclass

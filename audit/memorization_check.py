@@ -21,8 +21,10 @@ import torch
 from audit.canaries import Subject, subjects_from_rows
 from audit.models import Hardware, load_tokenizer, quiet_transformers
 from audit.properties import PropertyRegistry, fill
-from audit.scratch import SIZES, build_scratch
+from audit.config import SIZES
+from audit.scratch import build_scratch
 from audit.training import optimizer_and_schedule, seed_everything
+from graphstore.progress import Progress
 
 
 def subjects_from_record(record, properties=()) -> dict[str, Subject]:
@@ -89,6 +91,7 @@ def train_sentence_model(sentences: list[str], tokenizer_texts: list[str], out_d
                                                  total_steps=steps * settings.epochs)
     rng = random.Random(settings.seed)
     model.train()
+    bar = Progress("train on sentences", total=settings.epochs, unit="epoch")
     for _ in range(settings.epochs):
         order = list(range(len(encoded)))
         rng.shuffle(order)
@@ -107,6 +110,8 @@ def train_sentence_model(sentences: list[str], tokenizer_texts: list[str], out_d
             optimizer.step()
             schedule.step()
             optimizer.zero_grad(set_to_none=True)
+        bar.update(1, loss=f"{loss.item():.3f}")
+    bar.close()
     model.save_pretrained(out_dir)
     tokenizer.save_pretrained(out_dir)
     return out_dir

@@ -18,10 +18,11 @@ from audit.canaries import Subject, subjects_from_rows, value_pools
 from audit.config import as_dict
 from audit.equivalence import load_judge
 from audit.likelihood import SentenceScorer
-from audit.memorization import MEASURE_VERSION, FactMeasure, MemorizationConfig, measure_facts
+from audit.config import MemorizationConfig
+from audit.memorization import MEASURE_VERSION, FactMeasure, measure_facts
 from audit.models import load_model, load_tokenizer, select_hardware
 from audit.properties import PropertyRegistry, load_registry
-from audit.scratch import parse_scratch
+from audit.config import parse_scratch
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
@@ -45,12 +46,9 @@ class MemorizationRequest:
 
 def load_subjects(store: GraphStore, graph: str) -> dict[str, Subject]:
     """Every subject of a Wikidata graph with its facts (values grouped by property)."""
-    info = store.read(Q.GRAPH_GET, graph=graph)
-    if not info:
-        known = [g["key"] for g in store.read(Q.GRAPH_LIST)]
-        raise ConfigError(f"no graph named {graph!r}; graphs: {', '.join(known) or '(none; run audit build first)'}")
-    if info[0]["source"] != "wikidata":
-        raise ConfigError(f"graph {graph!r} was built from {info[0]['source']} data; the memorization measure "
+    info = store.graph(graph)
+    if info["source"] != "wikidata":
+        raise ConfigError(f"graph {graph!r} was built from {info['source']} data; the memorization measure "
                           "needs a Wikidata graph (audit build --wikidata FILE)")
     return subjects_from_rows(store.read(Q.WIKIDATA_FACTS, graph=graph))
 
@@ -225,8 +223,9 @@ class UnlearningMemorization:
         results = read_fact_results(self.store, self.run)
         forget = [r for r in results if r.get("role") == "forget"]
         kept = [r for r in results if r.get("role") == "retain"]
-        return {f"{role}_facts_memorized_{phase}": sum(bool(r.get(f"memorized_{phase}")) for r in rows)
-                for role, rows in (("forget", forget), ("subject_retain", kept)) for phase in ("before", "after")}
+        out = {f"{role}_facts_memorized_{phase}": sum(bool(r.get(f"memorized_{phase}")) for r in rows)
+               for role, rows in (("forget", forget), ("subject_retain", kept)) for phase in ("before", "after")}
+        return {**out, "forget_facts": len(forget), "subject_retain_facts": len(kept)}
 
 
 def read_fact_results(store: GraphStore, run: str) -> list[dict]:

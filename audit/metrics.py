@@ -12,13 +12,15 @@ knowledge measure).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-
-import torch
-from rouge_score import rouge_scorer
+from typing import TYPE_CHECKING
 
 from graphstore.errors import ConfigError
+
+if TYPE_CHECKING:  # the per-QA functions take tensors, but this module must import without
+    import torch    # torch: `audit edges` and the other commands that need no model use its table
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,14 @@ QA_MEASURES = ("rouge1", "mrr", "top100", "exact_memorization", "extraction_stre
 
 TOP_K = 100
 
-_SCORER = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+
+
+@functools.cache
+def _rouge_scorer():
+    # rouge_score pulls in nltk (~0.3 s): loaded on the first answer scored, not on import.
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
 
 
 def metric(name: str) -> Metric:
@@ -61,7 +70,7 @@ def metric(name: str) -> Metric:
 def rouge1_recall(prediction: str, reference: str) -> float:
     """ROUGE-1 recall as the TOFU/PISTOL evaluations compute it: ``rouge_score`` with Porter
     stemming, the reference (ground truth) as target and the generated answer as prediction."""
-    return _SCORER.score(reference, prediction)["rouge1"].recall
+    return _rouge_scorer().score(reference, prediction)["rouge1"].recall
 
 
 def token_ranks(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -101,14 +110,14 @@ def extraction_strength(ranks: torch.Tensor) -> float:
     n = ranks.numel()
     if n == 0:
         return 0.0
-    missed = torch.nonzero(ranks != 1).flatten()
+    missed = (ranks != 1).nonzero().flatten()
     k = int(missed[-1]) + 1 if missed.numel() else 0
     return 1.0 - k / n
 
 
 def answer_probability(token_logprobs: torch.Tensor) -> float:
     """TOFU's normalised probability: ``P(a|q)^(1/|a|)`` = exp(mean token log-probability)."""
-    return float(torch.exp(token_logprobs.double().mean())) if token_logprobs.numel() else 0.0
+    return float(token_logprobs.double().mean().exp()) if token_logprobs.numel() else 0.0
 
 
 def deviation_score(forget_rouge1: float, retain_rouge1: float) -> float:
@@ -121,3 +130,45 @@ def deviation_score(forget_rouge1: float, retain_rouge1: float) -> float:
 def mean(values) -> float | None:
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
+
+
+# -- a run's summary, as printed ------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunMeasure:
+    """A measure of a run's summary: the Run properties ``<name>_before`` / ``<name>_after``
+    (a per-edge sweep stores some only after, or without a suffix), what it is, and which
+    way is good."""
+    name: str
+    label: str
+    higher_is_better: bool
+    count_of: str | None = None     # the summary key holding the total this measure counts out of
+
+
+RUN_MEASURES = (
+    RunMeasure("forget_rouge1", "forget ROUGE-1 (mean over the forget edges' QA pairs)", False),
+    RunMeasure("retain_rouge1", "retained ROUGE-1 (mean over the other edges' QA pairs)", True),
+    RunMeasure("deviation_score", "deviation score, 100*sqrt(forget^2 + (1 - retained)^2) (PISTOL)", False),
+    RunMeasure("forget_memorized", "forget QA answers memorized (ROUGE-1 = 1 or judged equivalent)", False,
+               "forget_qa_pairs"),
+    RunMeasure("forget_facts_memorized", "forget facts memorized (canary measure, WikiMem)", False, "forget_facts"),
+    RunMeasure("subject_retain_facts_memorized", "the subjects' other facts memorized (canary measure)", True,
+               "subject_retain_facts"),
+    RunMeasure("utility_rouge1", "utility ROUGE-1 (general QA outside the graph)", True),
+)
+
+
+def summary_rows(summary: dict) -> list[dict]:
+    """One row per measure present in a run summary: ``measure, before, after, change, better``
+    (``better``: ``lower`` or ``higher``), in the order of ``RUN_MEASURES``. A value with no
+    suffix (a sweep's mean deviation score) is the after value."""
+    rows = []
+    for m in RUN_MEASURES:
+        before = summary.get(f"{m.name}_before")
+        after = summary.get(f"{m.name}_after", summary.get(m.name))
+        if before is None and after is None:
+            continue
+        label = m.label + (f", of {summary[m.count_of]}" if m.count_of and summary.get(m.count_of) is not None else "")
+        change = after - before if before is not None and after is not None else None
+        rows.append({"measure": label, "before": before, "after": after, "change": change,
+                     "better": "higher" if m.higher_is_better else "lower"})
+    return rows

@@ -43,10 +43,7 @@ class Edge:
 
 def load_graph_edges(store: GraphStore, graph: str) -> dict[str, Edge]:
     """Every edge of ``graph`` with its QA pairs, keyed by edge key (sorted)."""
-    if not store.read(Q.GRAPH_GET, graph=graph):
-        known = [g["key"] for g in store.read(Q.GRAPH_LIST)]
-        raise ConfigError(f"no graph named {graph!r} in {store.location}; "
-                          f"graphs there: {', '.join(known) or '(none; run audit build first)'}")
+    store.graph(graph)   # refuses an unknown graph, naming the known ones
     edges = {}
     for row in store.read(Q.AUDIT_EDGES, graph=graph):
         qas = tuple(QAExample(row["key"], i, q, a)

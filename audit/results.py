@@ -53,6 +53,21 @@ def get_run(store: GraphStore, run: str) -> dict | None:
     return dict(rows[0]["run"]) if rows else None
 
 
+def require_run(store: GraphStore, run: str) -> dict:
+    """The Run node's properties.
+
+    Raises:
+        ConfigError: no such run; the message names the latest runs there are.
+    """
+    node = get_run(store, run)
+    if node is None:
+        known = [r["key"] for r in store.read(Q.RUN_LIST, graph=None)]   # oldest first
+        latest = known[-10:]
+        raise ConfigError(f"no run {run!r}; runs there: "
+                          f"{', '.join(latest) + (f' (the latest 10 of {len(known)}: audit runs)' if len(known) > 10 else '') if known else '(none: audit run makes one)'}")
+    return node
+
+
 def start_run(store: GraphStore, run: str, props: dict) -> dict | None:
     """Create the run node, or return the existing one to resume.
 
@@ -89,10 +104,8 @@ def read_results(store: GraphStore, run: str) -> list[dict]:
 
 def delete_run(store: GraphStore, run: str) -> int:
     """Remove a run and its results; returns the number of results removed."""
-    if get_run(store, run) is None:
-        raise ConfigError(f"no run {run!r}; `audit runs` lists them")
+    graph = require_run(store, run).get("graph")
     n = len(read_results(store, run)) + len(store.read(Q.FACT_RESULTS_FOR_RUN, run=run))
-    graph = get_run(store, run).get("graph")
     with store.transaction() as tx:
         if graph:
             tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)

@@ -11,6 +11,7 @@ the same id skips what is already there (see ``audit/results.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import subprocess
@@ -24,16 +25,16 @@ import torch
 from audit import evaluate as E
 from audit import metrics as M
 from audit import results as R
-from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict
+from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict, default_unlearn_lr, model_width
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.equivalence import load_judge
 from audit.inject import inject, load_injected_model
-from audit.leakage import write_browser_leakage
-from audit.memorization import MemorizationConfig
+from audit.leakage import reading, run_leakage, write_browser_leakage
+from audit.config import MemorizationConfig
 from audit.memorization_run import UnlearningMemorization
 from audit.methods import method_class
 from audit.models import check_model_path, select_hardware
-from audit.scratch import parse_scratch
+from audit.config import parse_scratch
 from audit.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.selectors import select
 from audit.unlearn import Unlearner
@@ -73,6 +74,7 @@ class RunOutcome:
     status: str
     resumed: bool
     summary: dict
+    reading: list[str] = field(default_factory=list)   # the run in words (audit.leakage.reading)
 
 
 def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], None] = log.info) -> RunOutcome:
@@ -85,6 +87,12 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
                                                         request.method_options, f"method {request.method}"))
     request.unlearn.check()
     request.injection.check()
+    lr_source = "given"
+    if request.unlearn.lr is None:
+        width = model_width(request.model)
+        lr_source = f"the default for {method.name} on a model of width {width if width is not None else 'unknown'}"
+        request = dataclasses.replace(request, unlearn=dataclasses.replace(
+            request.unlearn, lr=default_unlearn_lr(method.name, request.model)))
     forget = selection.edges
     train_retain = retain_edges(edges, forget, request.retain, request.unlearn.seed)
     utility = load_utility(request.utility) if request.utility else []
@@ -110,7 +118,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     existing = R.finished_run(store, run, settings_sha256)
     if existing:
         report(f"run {run} is already complete; nothing to do")
-        return RunOutcome(run, R.DONE, True, _summary(existing))
+        summary = _summary(existing)
+        return RunOutcome(run, R.DONE, True, summary, reading(run_leakage(store, run), summary))
 
     run_dir = request.cache_dir / "runs" / run
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -124,7 +133,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     }
     resumed = R.start_run(store, run, props) is not None
     report(f"{'resuming' if resumed else 'starting'} run {run}: {method.name} on {len(forget)} forget edge(s) "
-           f"of {request.graph} ({len(edges)} edges), model {request.model}, {hardware.label}")
+           f"of {request.graph} ({len(edges)} edges), model {request.model}, lr {request.unlearn.lr:g} ({lr_source}), "
+           f"{request.unlearn.epochs} epochs, {hardware.label}")
     try:
         summary = _execute(store, run, run_dir, request, method, edges, forget, train_retain, utility,
                            refusals, hardware, graph_info, report, judge)
@@ -140,10 +150,10 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         R.update_run(store, run, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
         raise
     R.update_run(store, run, status=R.DONE, ended_at=R.now(), **summary)
-    counts = write_browser_leakage(store, run)
-    report("leakage: " + ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
+    leakage = write_browser_leakage(store, run)
+    report("leakage: " + ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in leakage.counts().items())
            + f" (Neo4j Browser: MATCH p = ()-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED {{run: '{run}'}}]->() RETURN p)")
-    return RunOutcome(run, R.DONE, resumed, summary)
+    return RunOutcome(run, R.DONE, resumed, summary, reading(leakage, summary))
 
 
 def _execute(store, run, run_dir, request, method, edges, forget, train_retain, utility, refusals,
@@ -303,7 +313,8 @@ def _joint_summary(results: list[dict], run: dict) -> dict:
         out[f"deviation_score_{phase}"] = M.deviation_score(forget, retain if retain is not None else 1.0)
         out[f"forget_memorized_{phase}"] = sum(r.get(f"memorized_{phase}") or 0 for r in results
                                                if r.get("role") == "forget")
-    out["deviation_score"] = out["deviation_score_after"]
+    out["deviation_score"] = out["deviation_score_after"]   # the run's score, as a sweep stores it too
+    out["forget_qa_pairs"] = sum(len(r.get("rouge1_qa_before") or []) for r in results if r.get("role") == "forget")
     for key in ("utility_rouge1_before", "utility_rouge1_after"):
         if run.get(key) is not None:
             out[key] = run[key]
@@ -336,6 +347,7 @@ def _sweep_summary(results: list[dict]) -> dict:
 
 def _summary(run: dict) -> dict:
     keys = ("forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before", "retain_rouge1_after",
+            "deviation_score_before", "deviation_score_after", "forget_qa_pairs", "forget_facts", "subject_retain_facts",
             "forget_memorized_before", "forget_memorized_after", "forget_facts_memorized_before",
             "forget_facts_memorized_after", "subject_retain_facts_memorized_before",
             "subject_retain_facts_memorized_after", "deviation_score", "utility_rouge1_before", "utility_rouge1_after", "swept_edges")

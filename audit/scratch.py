@@ -9,7 +9,6 @@ training) is what makes the model know the graph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -17,37 +16,9 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from graphstore.errors import ConfigError
+from audit.config import SIZES
 
 PAD, BOS, EOS = "<pad>", "<s>", "</s>"
-
-
-@dataclass(frozen=True)
-class ScratchSize:
-    vocab_size: int
-    hidden_size: int
-    intermediate_size: int
-    layers: int
-    heads: int
-    max_positions: int = 512
-
-
-SIZES: dict[str, ScratchSize] = {
-    "tiny": ScratchSize(vocab_size=1024, hidden_size=96, intermediate_size=384, layers=2, heads=4),
-    "small": ScratchSize(vocab_size=4096, hidden_size=256, intermediate_size=1024, layers=4, heads=8),
-    "base": ScratchSize(vocab_size=8192, hidden_size=768, intermediate_size=2048, layers=12, heads=12),
-}
-DEFAULT_SIZE = "tiny"
-
-
-def parse_scratch(spec: str) -> str | None:
-    """``scratch`` / ``scratch:SIZE`` -> the size name; anything else -> None."""
-    if spec != "scratch" and not spec.startswith("scratch:"):
-        return None
-    size = spec.split(":", 1)[1] if ":" in spec else DEFAULT_SIZE
-    if size not in SIZES:
-        raise ConfigError(f"--model {spec!r}: unknown scratch size {size!r}; valid: {', '.join(SIZES)}")
-    return size
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenizerFast:

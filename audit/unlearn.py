@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from tqdm.auto import tqdm
 
 from audit.config import UnlearnConfig
 from audit.encoding import QAEncoder
@@ -27,6 +26,7 @@ from audit.methods import Method, UnlearnBatch
 from audit.qa import QAExample
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from graphstore.errors import ConfigError
+from graphstore.progress import Progress
 
 ADAPTER = "unlearn"
 
@@ -72,6 +72,9 @@ def add_adapters(model, config: UnlearnConfig):
 class Unlearner:
     def __init__(self, model, encoder: QAEncoder, method: Method, config: UnlearnConfig, device):
         config.check()
+        if config.lr is None:
+            raise ConfigError("no unlearning learning rate: set UnlearnConfig.lr "
+                              "(audit.config.default_unlearn_lr gives the default for a method and model)")
         self.model = add_adapters(model, config)
         self.encoder = encoder
         self.method = method
@@ -112,7 +115,7 @@ class Unlearner:
         started = time.perf_counter()
         self.model.train()
         try:
-            with tqdm(total=cfg.epochs, initial=start_epoch, desc=progress, unit="epoch", leave=False, disable=None) as bar:
+            with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epoch") as bar:
                 for epoch in range(start_epoch + 1, cfg.epochs + 1):
                     seed_everything(cfg.seed * 100_003 + epoch)
                     order = epoch_order(len(forget_enc), cfg.seed, epoch)
@@ -136,8 +139,7 @@ class Unlearner:
                         loss_value = loss.item() * cfg.grad_accum
                     if checkpoint is not None:
                         self._save_checkpoint(checkpoint, epoch, optimizer, schedule)
-                    bar.update(1)
-                    bar.set_postfix(loss=f"{loss_value:.3f}")
+                    bar.update(1, loss=f"{loss_value:.3f}")
         finally:
             if pairing:
                 pairing.close()

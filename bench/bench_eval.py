@@ -36,7 +36,8 @@ from audit import metrics as M
 from audit.encoding import QAEncoder
 from audit.models import load_model, load_tokenizer, select_hardware
 from audit.qa import QAExample
-from audit.scratch import SIZES, build_scratch
+from audit.config import SIZES
+from audit.scratch import build_scratch
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from extract.pistol_generate import generate_pistol
 from extract.topology import build_topology

@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audit.canaries import value_pools  # noqa: E402
 from audit.likelihood import SentenceScorer  # noqa: E402
-from audit.memorization import MemorizationConfig, measure_facts, plan_fact  # noqa: E402
+from audit.config import MemorizationConfig  # noqa: E402
+from audit.memorization import measure_facts, plan_fact  # noqa: E402
 from audit.memorization_check import (TrainSettings, separation, split_subjects, subjects_from_record,  # noqa: E402
                                       train_sentence_model, training_sentences)
 from audit.models import load_model, load_tokenizer, select_hardware  # noqa: E402

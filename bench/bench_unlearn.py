@@ -114,12 +114,12 @@ def main() -> None:
         del model
     else:
         print("model: random weights (no injection); the work per step does not depend on the weights")
-    config = UnlearnConfig(epochs=args.epochs, batch_size=args.batch_size, seed=args.seed)
+    config = UnlearnConfig(epochs=args.epochs, lr=1e-4, batch_size=args.batch_size, seed=args.seed)
     print(f"scratch:{args.size}; forget {len(forget)} QA pairs ({args.forget_edges} edges), retain {len(retain)}; "
           f"{args.epochs} epochs, batch {config.batch_size}, LoRA r={config.lora_r} on {config.lora_targets}")
 
     # Warm-up, untimed: the first run pays for imports and lazy set-up inside peft and torch.
-    unlearn_once(str(folder), hardware, encoder, "ga", UnlearnConfig(epochs=1, batch_size=args.batch_size),
+    unlearn_once(str(folder), hardware, encoder, "ga", UnlearnConfig(epochs=1, lr=1e-4, batch_size=args.batch_size),
                  forget, retain, refusals)
 
     # Methods take turns, ``--repeats`` rounds, so a busy spell of the machine hits all of them;

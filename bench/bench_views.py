@@ -110,7 +110,7 @@ def main() -> None:
             n = fake_results(store, "views", "views-run", args.forget_share, args.seed)
             print(f"graph: {n} edges, {args.forget_share:.0%} forget; results written (seeded random values)")
             print("Neo4j Browser relationships:")
-            counts, _ = timed("write_browser_leakage", lambda: write_browser_leakage(store, "views-run"))
+            counts, _ = timed("write_browser_leakage", lambda: write_browser_leakage(store, "views-run").counts())
             print(f"  statuses: {counts}")
             print("audit view:")
             leakage, t_read = timed("read the run (run_leakage)", lambda: run_leakage(store, "views-run"))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from graphstore import GraphStore
+from graphstore.progress import Progress
 from cli.common import connection_options
 from cli.build_text import build_text, text_options
 from cli.build_wikidata import build_wikidata, wikidata_options
@@ -83,9 +83,9 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
         raise click.UsageError(f"two files would both become graph {duplicate!r}; load them separately with --graph")
     with GraphStore.open(settings) as store:
         for record in records:
-            show_bar = len(record.facts) >= PROGRESS_MIN_FACTS
-            with click.progressbar(length=len(record.facts), label=f"{record.name}: writing facts",
-                                   file=sys.stderr, hidden=not show_bar) as bar:
+            shown = len(record.facts) >= PROGRESS_MIN_FACTS
+            with Progress(f"{record.name}: writing facts" if shown else None, total=len(record.facts),
+                          unit="fact") as bar:
                 summary = write_graph(store, record, replace=replace, progress=bar.update)
             click.echo(
                 f"{summary.graph}: {summary.status} - {summary.entities} entities, {summary.facts} edges, "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Callable
 
@@ -15,6 +14,7 @@ from extract.text_graph import (EXTRACTORS, TextBuildOptions, corpus_sha256, ext
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.ingest import write_graph
+from graphstore.progress import Progress
 
 
 def text_options(command: Callable) -> Callable:
@@ -56,8 +56,7 @@ def build_text(forget_files, retain_files, graph_name, replace, settings, *, ext
     # Everything is read, extracted and checked before the database is touched.
     corpora = read_corpora(forget, retain, options)
     total = len(corpora.documents)
-    with click.progressbar(length=total, label=f"{graph}: extracting", file=sys.stderr,
-                           hidden=total < 50) as bar:
+    with Progress(f"{graph}: extracting" if total >= 50 else None, total=total, unit="document") as bar:
         corpus = extract_corpora(graph, corpora, options, progress=bar.update)
     for report in corpus.reports:
         if report.empty_skipped:

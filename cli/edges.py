@@ -53,14 +53,15 @@ def edges(graph_name, run_id, output, fmt, settings):
         raise ConfigError(f"--output {output}: the file name must end in .csv or .parquet")
     with GraphStore.open(settings) as store:
         if run_id:
-            if R.get_run(store, run_id) is None:
-                raise ConfigError(f"no run {run_id!r}; `audit runs` lists them")
+            R.require_run(store, run_id)
             records = R.read_results(store, run_id)
-            columns = [c for c in RUN_COLUMNS if any(c in r for r in records)]
+            columns = [c for c in RUN_COLUMNS if any(c in r for r in records)] or list(RUN_TABLE)
             table = RUN_TABLE if fmt == "table" and output is None else columns
             table = [c for c in table if c in columns]
             rows = [[r.get(c) for c in table] for r in records]
         else:
+            if graph_name is not None:
+                store.graph(graph_name)   # an unknown graph is an error, not an empty table
             records = store.read(Q.EDGES_TABLE, graph=graph_name)
             table, rows = COLUMNS, [[r[c] for c in COLUMNS] for r in records]
     if output is not None:
@@ -68,6 +69,9 @@ def edges(graph_name, run_id, output, fmt, settings):
         click.echo(f"wrote {len(rows)} rows to {output}")
         return
     emit_rows(table, rows, fmt)
+    if run_id and fmt == "table":
+        click.echo("better: on forget edges lower *_after (forgotten), on retained edges higher *_after (kept); "
+                   "deviation_score lower (docs/metrics.md)")
 
 
 def _export(records: list[dict], path: Path) -> None:

@@ -30,7 +30,7 @@ def leakage(run_id, leaked, forgotten, damaged, settings):
     """
     thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:
-        counts = write_browser_leakage(store, run_id, thresholds)
+        counts = write_browser_leakage(store, run_id, thresholds).counts()
     emit_rows(["status", "edges"], [[s, n] for s, n in counts.items()], "table")
     click.echo(f"in Neo4j Browser: MATCH p = ()-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED {{run: '{run_id}'}}]->() "
                "RETURN p")

@@ -9,6 +9,7 @@ import traceback
 import click
 
 from graphstore.errors import AuditError
+from graphstore.progress import set_quiet
 
 from cli.build import build
 from cli.compare import compare
@@ -43,9 +44,12 @@ class AuditGroup(click.Group):
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--debug", is_flag=True, default=bool(os.environ.get("AUDIT_DEBUG")),
               help="Show the full traceback of an error (env AUDIT_DEBUG=1).")
+@click.option("--quiet", "-q", is_flag=True, default=False,
+              help="No progress bars, progress lines or phase lines on stderr; results and errors still "
+                   "print (env AUDIT_QUIET=1).")
 @click.version_option(package_name="kg-unlearning-audit", prog_name="audit")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     """Knowledge audit for LLM unlearning, on a Neo4j property graph.
 
     Facts live in a graph (the embedded engine by default, Neo4j 5 with --uri); Cypher
@@ -60,6 +64,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    if quiet:
+        set_quiet(True)
 
 
 for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization, memorization_check, leakage, view,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from audit.memorization import MemorizationConfig
-from audit.memorization_run import MemorizationRequest, read_fact_results, run_memorization
+from audit.config import MemorizationConfig
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
+from graphstore.progress import say
 
 _config = MemorizationConfig()
 TABLE = ["subject_name", "property", "property_label", "values", "memorized", "rank", "strength", "strict_rate",
@@ -63,6 +63,9 @@ def memorization(graph_name, subjects, properties, model, run_id, counterfactual
       audit memorization --graph people --subject "Ada Lovelace" --property P106 --property P19 --model ./m
       audit memorization --graph people --model ./m --counterfactuals 20 --run-id people-mem
     """
+    # The measure needs torch and transformers: imported here, so the command line starts fast.
+    from audit.memorization_run import MemorizationRequest, read_fact_results, run_memorization
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts,
                                 context_facts=context_facts, variants=variants, alpha=alpha, seed=seed,
@@ -71,7 +74,7 @@ def memorization(graph_name, subjects, properties, model, run_id, counterfactual
                                   run_id=run_id, device=device, registry_file=properties_file, config=config)
     with GraphStore.open(settings) as store:
         store.setup_schema()
-        run, summary = run_memorization(store, request, report=lambda line: click.echo(line, err=True))
+        run, summary = run_memorization(store, request, report=say)
         results = read_fact_results(store, run)
     emit_rows(TABLE, [[r.get(c) for c in TABLE] for r in results], fmt)
     click.echo(f"run {run}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))

@@ -7,17 +7,15 @@ from pathlib import Path
 
 import click
 
-from audit.memorization import MemorizationConfig
-from audit.memorization_check import TrainSettings, separation, split_subjects, train_sentence_model, training_sentences
-from audit.memorization_run import MemorizationRequest, load_subjects, read_fact_results, run_memorization
-from audit.models import select_hardware
+from audit.config import MemorizationConfig
 from audit.properties import load_registry
-from audit.scratch import SIZES
+from audit.config import SIZES
 from cli.build_wikidata import wikidata_graph
 from cli.common import connection_options, emit_rows
 from extract.wikidata_generate import generate_people
 from extract.wikidata_write import write_entities
 from graphstore import GraphStore
+from graphstore.progress import say
 from graphstore.ingest import write_graph
 
 WIKIMEM_PROPERTIES = ("P106", "P1412", "P19", "P21", "P27")
@@ -58,6 +56,12 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
       audit memorization-check --output out/check
       audit memorization-check --people 400 --size small --counterfactuals 100 --output out/big --device cuda
     """
+    # Training and the measure need torch and transformers: imported here, so the command line starts fast.
+    from audit.memorization_check import (TrainSettings, separation, split_subjects, train_sentence_model,
+                                          training_sentences)
+    from audit.memorization_run import MemorizationRequest, load_subjects, read_fact_results, run_memorization
+    from audit.models import select_hardware
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     properties = list(properties) or list(WIKIMEM_PROPERTIES)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -71,15 +75,15 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
         subjects = load_subjects(store, graph_name)
         injected, _ = split_subjects(subjects)
         sentences = training_sentences(registry, subjects, injected, train_paraphrases)
-        click.echo(f"{graph_name}: {len(subjects)} people, {len(injected)} injected (first {injected[0]}); training "
-                   f"scratch:{size} on {len(sentences)} sentences for {epochs} epochs ({hardware.label})", err=True)
+        say(f"{graph_name}: {len(subjects)} people, {len(injected)} injected (first {injected[0]}); training "
+            f"scratch:{size} on {len(sentences)} sentences for {epochs} epochs ({hardware.label})")
         model_dir = train_sentence_model(sentences, training_sentences(registry, subjects, sorted(subjects), 0),
                                          out_dir / "model", hardware, TrainSettings(size=size, epochs=epochs, seed=seed))
         config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts,
                                     seed=seed)
         run, summary = run_memorization(store, MemorizationRequest(
             graph=graph_name, model=str(model_dir), properties=properties, run_id=run_id, device=device,
-            config=config), report=lambda line: click.echo(line, err=True))
+            config=config), report=say)
         results = read_fact_results(store, run)
     figures = separation(results, set(injected))
     emit_rows(["measure", "value"], [[k, round(v, 3) if isinstance(v, float) else v] for k, v in figures.items()]

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
 import click
 
-from audit.config import InjectionConfig, UnlearnConfig, apply_options
-from audit.memorization import MemorizationConfig
-from audit.evaluate import DEFAULT_BATCH_SIZE
-from audit.methods import METHODS
-from audit.runner import RunRequest, run_audit
+from audit.config import (EVAL_BATCH_SIZE, PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, SMALL_MODEL_WIDTH, UNLEARNING_METHODS,
+                          InjectionConfig, MemorizationConfig, UnlearnConfig, apply_options)
 from audit.selectors import SELECTORS
-from cli.common import connection_options, emit_rows
+from audit.metrics import summary_rows
+from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
+from graphstore.progress import say
 
 _unlearn, _inject = UnlearnConfig(), InjectionConfig()
+SUMMARY_COLUMNS = ["measure", "before", "after", "change", "better"]
 
 
 def _options(text: tuple[str, ...]) -> dict[str, str]:
@@ -35,7 +36,7 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
               help=f"Named selector: {', '.join(SELECTORS)}; e.g. top-degree:3, bottom-degree:1, domain:sales, "
                    "density:dense:2, entity:'Jzrcws SA', edges:A_B,A_C. See docs/runs.md.")
 @click.option("--cypher", metavar="QUERY", help="Any read-only Cypher returning a column `key` of edge keys; $graph is set.")
-@click.option("--method", default="npo", show_default=True, type=click.Choice(sorted(METHODS), case_sensitive=False),
+@click.option("--method", default="npo", show_default=True, type=click.Choice(UNLEARNING_METHODS, case_sensitive=False),
               help="Unlearning method.")
 @click.option("--method-option", "method_options", multiple=True, metavar="NAME=VALUE",
               help="A setting of the method's config, e.g. beta=0.2 or retain_weight=1. Repeatable.")
@@ -54,7 +55,11 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--run-id", default=None, metavar="ID",
               help="Name of the run (default <graph>-<method>-<UTC time>). The same id again resumes it.")
 @click.option("--epochs", type=int, default=_unlearn.epochs, show_default=True, help="Unlearning epochs.")
-@click.option("--lr", type=float, default=_unlearn.lr, show_default=True, help="Unlearning learning rate (AdamW).")
+@click.option("--lr", type=float, default=None,
+              help="Unlearning learning rate (AdamW, LoRA adapters). Default: per method for models of width "
+                   f"<= {SMALL_MODEL_WIDTH} such as the scratch ones "
+                   f"({', '.join(f'{m} {v:g}' for m, v in SCRATCH_UNLEARN_LR.items())}), "
+                   f"{PRETRAINED_UNLEARN_LR:g} for wider ones (docs/runs.md).")
 @click.option("--batch-size", type=int, default=_unlearn.batch_size, show_default=True, help="Forget QA pairs per step.")
 @click.option("--grad-accum", type=int, default=_unlearn.grad_accum, show_default=True,
               help="Steps per update; effective batch = batch size x this.")
@@ -78,7 +83,7 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
               help="Wikidata graphs: a setting of the memorization measure run before and after unlearning, "
                    "e.g. counterfactuals=20 (see audit memorization --help). Repeatable.")
 @click.option("--inject-batch-size", type=int, default=_inject.batch_size, show_default=True, help="Injection batch size.")
-@click.option("--eval-batch-size", type=int, default=DEFAULT_BATCH_SIZE, show_default=True,
+@click.option("--eval-batch-size", type=int, default=EVAL_BATCH_SIZE, show_default=True,
               help="QA pairs per generation/scoring batch.")
 @click.option("--equivalence", default="embedding", show_default=True, metavar="SPEC",
               help="Judge of semantically equivalent answers, counted as memorization cases beside "
@@ -86,11 +91,12 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models, checkpoints and logs (default <store>/cache).")
+@format_option
 @connection_options
 def run(graph_name, selector, cypher, method, method_options, model, per_edge, retain_scope, utility, idk, run_id,
         epochs, lr, batch_size, grad_accum, lora_r, lora_alpha, lora_targets, seed, gradient_checkpointing,
         inject_target, inject_max_epochs, inject_lr, no_inject, memorization_options, inject_batch_size,
-        eval_batch_size, equivalence, device, cache_dir, settings):
+        eval_batch_size, equivalence, device, cache_dir, fmt, settings):
     """Unlearn a forget set chosen on the graph and write per-edge results back.
 
     Selects edges (--select or --cypher), makes the model know every QA pair of the graph
@@ -110,6 +116,9 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
       audit run --graph demo --select edges:0_1 --model ./my-llama --method simnpo --method-option beta=3
       audit run --graph people --select memorized:Q42 --model ./my-llama --no-inject
     """
+    # Injection and unlearning need torch and transformers: imported here, so the command line starts fast.
+    from audit.runner import RunRequest, run_audit
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     request = RunRequest(
         graph=graph_name, select=selector, cypher=cypher, method=method.lower(), method_options=_options(method_options),
@@ -124,7 +133,15 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
     )
     with GraphStore.open(settings) as store:
         store.setup_schema()
-        outcome = run_audit(store, request, report=lambda line: click.echo(line, err=True))
+        outcome = run_audit(store, request, report=say)
+    rows = summary_rows(outcome.summary)
+    if fmt == "json":
+        click.echo(json.dumps({"run": outcome.run, "status": outcome.status, "measures": rows,
+                               "reading": outcome.reading, "summary": outcome.summary}, indent=2, default=str))
+        return
     click.echo(f"run {outcome.run}: {outcome.status}")
-    emit_rows(["measure", "value"], [[k, v] for k, v in outcome.summary.items()], "table")
-    click.echo(f"per-edge results: audit edges --run {outcome.run}")
+    emit_rows(SUMMARY_COLUMNS, [[r[c] for c in SUMMARY_COLUMNS] for r in rows], fmt)
+    if fmt == "table":
+        for line in outcome.reading:
+            click.echo(line)
+        click.echo(f"per-edge results: audit edges --run {outcome.run}")

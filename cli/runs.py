@@ -36,10 +36,10 @@ def runs(run_id, graph_name, delete, fmt, settings):
             click.echo(f"deleted run {run_id} and {n} result(s)")
             return
         if run_id:
-            run = R.get_run(store, run_id)
-            if run is None:
-                raise click.ClickException(f"no run {run_id!r}; `audit runs` lists them")
+            run = R.require_run(store, run_id)
             emit_rows(["property", "value"], [[k, run[k]] for k in sorted(run)], fmt)
             return
+        if graph_name is not None:
+            store.graph(graph_name)
         rows = store.read(Q.RUN_LIST, graph=graph_name)
     emit_rows(COLUMNS, [[r[c] for c in COLUMNS] for r in rows], fmt)

@@ -15,11 +15,9 @@ from graphstore.errors import ConfigError
 
 
 def _text_graph(store: GraphStore, graph: str) -> None:
-    rows = store.read(Q.GRAPH_GET, graph=graph)
-    if not rows:
-        raise ConfigError(f"no graph named {graph!r} in {store.location}")
-    if rows[0]["source"] != "text":
-        raise ConfigError(f"graph {graph!r} comes from {rows[0]['source']}, not text corpora; "
+    source = store.graph(graph)["source"]
+    if source != "text":
+        raise ConfigError(f"graph {graph!r} comes from {source}, not text corpora; "
                           "stats and coverage are about forget/retain text graphs")
 
 

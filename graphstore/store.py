@@ -19,9 +19,10 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
 
 from graphstore import queries as Q
+from graphstore.columns import return_columns
 from graphstore.embedded import USER as EMBEDDED_USER
 from graphstore.embedded import EmbeddedServer
-from graphstore.errors import QueryError, StoreError
+from graphstore.errors import ConfigError, QueryError, StoreError
 from graphstore.settings import ConnectionSettings
 
 DEFAULT_BATCH_ROWS = 2000
@@ -113,6 +114,20 @@ class GraphStore:
         for statement in statements:
             self.write(statement)
 
+    # -- graphs ---------------------------------------------------------------------------------
+    def graph(self, name: str) -> dict:
+        """The Graph node of ``name`` (key, source, sha256, counts, ...).
+
+        Raises:
+            ConfigError: no graph of that name; the message lists the graphs there are.
+        """
+        rows = self.read(Q.GRAPH_GET, graph=name)
+        if not rows:
+            known = [g["key"] for g in self.read(Q.GRAPH_LIST)]
+            raise ConfigError(f"no graph named {name!r} in {self.location}; graphs there: "
+                              f"{', '.join(known) if known else '(none: run audit build first)'}")
+        return rows[0]
+
     # -- reading and writing ------------------------------------------------------------------
     def read(self, query: str, **params) -> list[dict]:
         """Run a read query in a managed read transaction and return its rows as dicts."""
@@ -192,6 +207,8 @@ class GraphStore:
                 "the query changes the graph and was rolled back; nothing was saved. "
                 "Pass --write to run it as a write"
             )
+        if not columns and not rows:   # the embedded engine names no columns of an empty result
+            columns = return_columns(query)
         return QueryResult(columns, rows, counters, committed=allow_write)
 
     @contextlib.contextmanager

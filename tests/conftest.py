@@ -12,6 +12,22 @@ from graphstore import ConnectionSettings, GraphStore
 from graphstore.embedded import EmbeddedServer
 
 REPO = Path(__file__).resolve().parents[1]
+
+# AUDIT_TEST_THREADS=N runs the suite with torch on N threads (docs/testing.md): results must not
+# hang on the thread count, which changes the order of float additions. Subprocesses follow it too.
+_THREADS = os.environ.get("AUDIT_TEST_THREADS")
+if _THREADS:
+    import torch
+
+    os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = _THREADS
+    torch.set_num_threads(int(_THREADS))
+
+
+def pytest_report_header(config):
+    import torch
+
+    return (f"torch {torch.__version__}, {torch.get_num_threads()} thread(s) (AUDIT_TEST_THREADS="
+            f"{_THREADS or 'unset'}); OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')}")
 SHARED_DATA = REPO.parent / "shared" / "data"
 PISTOL_DIR = SHARED_DATA / "pistol"
 

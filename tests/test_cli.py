@@ -164,3 +164,36 @@ def test_generate_with_a_user_value_file(run, tmp_path):
     records = json.loads(out.read_text())
     goods = json.loads(values.read_text())["goods_items"]
     assert records[5]["answer"] == goods[0] + "."  # the first sales contract sells goods_items[0]
+
+
+# -- conventions: unknown names are errors, empty results keep their header, completion ---------------
+def test_an_unknown_graph_or_run_is_an_error_naming_the_known_ones(run):
+    path = pistol_file("sample_data_1.json")
+    assert run("build", "--pistol", str(path)).exit_code == 0
+    for args in (["edges", "--graph", "nosuch"], ["runs", "--graph", "nosuch"], ["stats", "--graph", "nosuch"]):
+        result = run(*args)
+        assert result.exit_code == 1, args
+        assert "Error: no graph named 'nosuch' in embedded ArcadeDB in " in result.output
+        assert result.output.rstrip().endswith("graphs there: sample_data_1"), result.output
+    for args in (["runs", "nosuch"], ["edges", "--run", "nosuch"], ["view", "--run", "nosuch"],
+                 ["report", "--run", "nosuch", "--output", "x"], ["runs", "nosuch", "--delete"]):
+        result = run(*args)
+        assert result.exit_code == 1, args
+        assert "Error: no run 'nosuch'; runs there: (none: audit run makes one)" in result.output, args
+
+
+def test_empty_results_print_their_header(run):
+    result = run("query", "MATCH (n:Nothing) RETURN n.name AS name, count(*) AS `how many` ORDER BY name")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["name", "how", "many"] and lines[-1] == "(0 rows)"
+    result = run("query", "MATCH (n:Nothing) RETURN n.name, n.key AS key", "--format", "csv")
+    assert result.output == "n.name,key\n"
+    result = run("runs")
+    assert result.output.splitlines()[0].split()[:3] == ["key", "graph", "method"]
+    assert run("runs", "--format", "json").output.strip() == "[]"
+
+
+def test_shell_completion_script():
+    result = CliRunner().invoke(cli, [], prog_name="audit", env={"_AUDIT_COMPLETE": "bash_source"})
+    assert result.exit_code == 0 and "_audit_completion" in result.output and "complete " in result.output

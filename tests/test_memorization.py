@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from audit.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render, value_pools
 from audit.likelihood import SentenceScorer
-from audit.memorization import MemorizationConfig, calibrated_score, measure_facts, strength
+from audit.config import MemorizationConfig
+from audit.memorization import calibrated_score, measure_facts, strength
 from audit.memorization_check import (TrainSettings, auroc, separation, split_subjects, subjects_from_record,
                                       train_sentence_model, training_sentences)
 from audit.memorization_run import load_subjects

@@ -7,7 +7,8 @@ import torch
 
 from audit.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
 from audit.models import load_model, load_tokenizer, select_hardware
-from audit.scratch import build_scratch, parse_scratch
+from audit.config import parse_scratch
+from audit.scratch import build_scratch
 from graphstore.errors import ConfigError
 
 TEXTS = ["Question: Who sold the goods to Acme Ltd?\nAnswer: Zeta Corp.", "Question: When?\nAnswer: 01-02-2003."] * 20

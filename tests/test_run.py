@@ -22,7 +22,8 @@ import torch
 from click.testing import CliRunner
 from rouge_score import rouge_scorer
 
-from audit.config import InjectionConfig, UnlearnConfig
+from audit.config import (PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, InjectionConfig, UnlearnConfig,
+                          default_unlearn_lr)
 from audit.encoding import QAEncoder
 from audit.inject import inject, load_injected_model
 from audit.models import select_hardware
@@ -101,22 +102,52 @@ def test_injection_reaches_the_target_and_is_cached(store, graph, cache_dir):
             answer = tokenizer.decode(out[0, prompt.shape[1]:], skip_special_tokens=True).strip()
             assert scorer.score(qa.answer, answer)["rouge1"].recall == 1.0, (qa.question, answer)
 
-    started = time.perf_counter()
     again = inject("scratch:tiny", graph, sha, edges, InjectionConfig(), hardware, cache_dir)
     assert again.cached and again.folder == injected.folder
-    assert time.perf_counter() - started < 1.0
 
 
-# -- every method forgets more than it damages ----------------------------------------------------
+# -- every method makes the forget answers unlikely ---------------------------------------------------
+# What each loss guarantees is that the forget answers lose likelihood: GA and GD push their NLL
+# up, NPO and SimNPO their (reference-relative) likelihood down, KL does GA under a retain KL,
+# DPO prefers a refusal to them. Not that greedy answers flip at a given ROUGE-1 (a tiny model's
+# argmax near a threshold differs between CPUs). So: a setup strong enough to be far from any
+# threshold (a high learning rate), and the mean answer probability (per-token geometric mean,
+# teacher-forced, read back with Cypher) of the forget edge falling below a quarter of its value.
+STRONG = dict(epochs=10, lr=3e-3, batch_size=4)
+
+
 @pytest.mark.parametrize("method", ["ga", "gd", "kl", "dpo", "npo", "simnpo"])
-def test_every_method_lowers_forget_more_than_retain(store, graph, cache_dir, method):
-    options = {"beta": "0.5"} if method == "npo" else {}
+def test_every_method_makes_the_forget_answers_unlikely(store, graph, cache_dir, method):
     outcome = run_audit(store, request(cache_dir, select="top-degree:1", method=method, run_id=f"m-{method}",
-                                       method_options=options), report=lambda _: None)
-    forget_drop = qa_mean(store, outcome.run, "forget", "before") - qa_mean(store, outcome.run, "forget", "after")
-    retain_drop = qa_mean(store, outcome.run, "retain", "before") - qa_mean(store, outcome.run, "retain", "after")
-    assert forget_drop > 0.05, f"{method}: forget ROUGE-1 fell by only {forget_drop:.3f}"
-    assert forget_drop > retain_drop, f"{method}: forget fell {forget_drop:.3f}, retained {retain_drop:.3f}"
+                                       unlearn=STRONG), report=lambda _: None)
+    row = store.read("MATCH (:Run {key: $run})-[:HAS_RESULT]->(x:EdgeResult {role: 'forget'}) "
+                     "RETURN x.answer_probability_before AS before, x.answer_probability_after AS after",
+                     run=outcome.run)[0]
+    assert row["before"] > 0.5, f"injection left the forget answers unlikely already: {row}"
+    assert row["after"] < row["before"] / 4, f"{method}: forget answer probability {row['before']:.3f} -> {row['after']:.3f}"
+
+
+def test_without_lr_the_methods_default_is_used_and_recorded(store, graph, cache_dir):
+    run_audit(store, request(cache_dir, select="edges:0_1", method="simnpo", run_id="default-lr",
+                             unlearn={"lr": None, "epochs": 1}), report=lambda _: None)
+    run = store.read("MATCH (r:Run {key: 'default-lr'}) RETURN r.unlearn_config AS c")[0]
+    assert json.loads(run["c"])["lr"] == SCRATCH_UNLEARN_LR["simnpo"] == default_unlearn_lr("simnpo", "scratch:tiny")
+    assert default_unlearn_lr("simnpo", "./some/llama") == PRETRAINED_UNLEARN_LR
+
+
+def test_a_run_that_forgot_nothing_says_so_in_its_reading(store, graph, cache_dir):
+    # A learning rate of 1e-9 changes no greedy answer of the injected model: every edge keeps
+    # ROUGE-1 1.0, so the reading is known in advance.
+    outcome = run_audit(store, request(cache_dir, select="edges:0_1", method="ga", run_id="unmoved",
+                                       unlearn={"lr": 1e-9, "epochs": 1}), report=lambda _: None)
+    rows = store.read("MATCH (x:EdgeResult {run: 'unmoved'}) RETURN x.role AS role, x.rouge1_before AS b, "
+                      "x.rouge1_after AS a")
+    assert all(r["b"] == r["a"] == 1.0 for r in rows)
+    first, unmoved = outcome.reading[:2]
+    assert first.startswith("forgot 0 of 1 forget edge(s) (ROUGE-1 <= 0.2; 0 partly, 1 leaked at >= 0.8); "
+                            "0 of 4 retained edge(s) damaged")
+    assert "deviation score 100 -> 100 (lower is better" in first
+    assert unmoved.startswith("forget ROUGE-1 did not move (1.000 -> 1.000): try a higher --lr (this run: 1e-09)")
 
 
 # -- results on the graph ------------------------------------------------------------------------
@@ -326,6 +357,47 @@ def test_cli_errors_are_one_line(store, graph, cache_dir, store_dir, args, messa
 def test_edges_run_unknown_and_bad_export(store, store_dir):
     runner = CliRunner()
     result = runner.invoke(cli, ["edges", "--run", "nope", "--store", str(store_dir)])
-    assert result.exit_code == 1 and "Error: no run 'nope'; `audit runs` lists them" in result.output
+    assert result.exit_code == 1 and "Error: no run 'nope'; runs there: (none: audit run makes one)" in result.output
     result = runner.invoke(cli, ["edges", "--output", "x.xlsx", "--store", str(store_dir)])
     assert result.exit_code == 1 and "must end in .csv or .parquet" in result.output
+
+
+# -- progress off a terminal ------------------------------------------------------------------------
+def test_off_a_terminal_a_run_writes_progress_lines_and_quiet_silences_them(store, graph, cache_dir, store_dir):
+    base = [sys.executable, "-m", "cli.main"]
+    args = ["run", "--graph", "small", "--select", "edges:0_1", "--method", "ga", "--epochs", "3", "--lr", "1e-3",
+            "--device", "cpu", "--equivalence", "none", "--cache-dir", str(cache_dir), "--store", str(store_dir)]
+    # stderr is a pipe, as in CI or a cluster job; a line every 0 s shows the lines within a phase
+    env = {**os.environ, "PYTHONPATH": str(REPO), "AUDIT_PROGRESS_INTERVAL": "0"}
+    done = subprocess.run(base + args + ["--run-id", "logged"], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stderr.splitlines()
+    assert any(line.startswith("starting run logged: ga on 1 forget edge(s)") for line in lines)
+    within = [line for line in lines if line.startswith("unlearn (ga): ") and "/3 epoch" in line]
+    assert within and all("loss " in line and "epoch/s" in line for line in within), lines
+    assert any("ETA " in line for line in within)
+    assert any(line.startswith("unlearn (ga): done, 3 epoch in ") for line in lines)
+    assert any(line.startswith("measure after: generate: done, 100 qa") for line in lines)
+    assert "run logged: done" in done.stdout and "forgot " in done.stdout
+
+    quiet = subprocess.run(base + ["--quiet"] + args + ["--run-id", "logged-quietly"], cwd=REPO, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0, quiet.stderr[-2000:]
+    assert quiet.stderr == "" and "run logged-quietly: done" in quiet.stdout
+
+
+def test_run_summary_as_json(store, graph, cache_dir, store_dir):
+    result = CliRunner().invoke(cli, ["--quiet", "run", "--graph", "small", "--select", "edges:0_1", "--method", "ga",
+                                      "--epochs", "1", "--lr", "1e-3", "--device", "cpu", "--equivalence", "none",
+                                      "--cache-dir", str(cache_dir), "--store", str(store_dir), "--run-id", "as-json",
+                                      "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["run"] == "as-json" and out["status"] == "done" and out["reading"][0].startswith("forgot ")
+    measures = {m["measure"].split(" (")[0]: m for m in out["measures"]}
+    forget = measures["forget ROUGE-1"]
+    assert forget["better"] == "lower" and measures["retained ROUGE-1"]["better"] == "higher"
+    assert forget["after"] == pytest.approx(qa_mean(store, "as-json", "forget", "after"))
+    assert forget["change"] == pytest.approx(forget["after"] - forget["before"])
+    assert len([m for m in out["measures"] if m["measure"].startswith("deviation score")]) == 1
