@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit import evaluate as E
-from audit.config import InjectionConfig, as_dict
+from audit.config import InjectionConfig, as_dict, parse_scratch
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.models import Hardware, fingerprint, load_model, load_tokenizer
 from audit.qa import Edge
-from audit.config import parse_scratch
 from audit.scratch import build_scratch
 from graphstore.errors import ConfigError
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything

@@ -19,9 +19,9 @@ from pathlib import Path
 import torch
 
 from audit.canaries import Subject, subjects_from_rows
+from audit.config import SIZES
 from audit.models import Hardware, load_tokenizer, quiet_transformers
 from audit.properties import PropertyRegistry, fill
-from audit.config import SIZES
 from audit.scratch import build_scratch
 from audit.training import optimizer_and_schedule, seed_everything
 from graphstore.progress import Progress

@@ -15,14 +15,12 @@ from collections.abc import Callable
 
 from audit import results as R
 from audit.canaries import Subject, subjects_from_rows, value_pools
-from audit.config import as_dict
+from audit.config import MemorizationConfig, as_dict, parse_scratch
 from audit.equivalence import load_judge
 from audit.likelihood import SentenceScorer
-from audit.config import MemorizationConfig
 from audit.memorization import MEASURE_VERSION, FactMeasure, measure_facts
 from audit.models import load_model, load_tokenizer, select_hardware
 from audit.properties import PropertyRegistry, load_registry
-from audit.config import parse_scratch
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError

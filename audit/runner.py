@@ -25,16 +25,15 @@ import torch
 from audit import evaluate as E
 from audit import metrics as M
 from audit import results as R
-from audit.config import InjectionConfig, UnlearnConfig, apply_options, as_dict, default_unlearn_lr, model_width
+from audit.config import (InjectionConfig, MemorizationConfig, UnlearnConfig, apply_options, as_dict, default_unlearn_lr,
+                          model_width, parse_scratch)
 from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.equivalence import load_judge
 from audit.inject import inject, load_injected_model
 from audit.leakage import reading, run_leakage, write_browser_leakage
-from audit.config import MemorizationConfig
 from audit.memorization_run import UnlearningMemorization
 from audit.methods import method_class
 from audit.models import check_model_path, select_hardware
-from audit.config import parse_scratch
 from audit.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.selectors import select
 from audit.unlearn import Unlearner

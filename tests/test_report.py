@@ -295,10 +295,10 @@ def test_cli_report(store, store_dir, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["report", "--run", "nope"], "Error: no run 'nope'; `audit runs` lists them"),
+    (["report", "--run", "nope"], "Error: no run 'nope'; runs there: "),
     (["report", "--run", "r-ga", "--leaked", "0.1", "--forgotten", "0.5"],
      "Error: leakage thresholds: need 0 <= forgotten (0.5) < leaked (0.1) <= 1"),
-    (["compare", "r-ga", "nope"], "Error: no run 'nope'; `audit runs` lists them"),
+    (["compare", "r-ga", "nope"], "Error: no run 'nope'; runs there: "),
     (["compare", "r-ga", "elsewhere"], "Error: runs 'r-ga' (graph 'small') and 'elsewhere' (graph 'other') are on "
                                        "different graphs; compare two runs of one graph"),
 ])
@@ -307,6 +307,8 @@ def test_cli_errors_are_one_line(store, store_dir, tmp_path, monkeypatch, args, 
     result = CliRunner().invoke(cli, [*args, "--store", str(store_dir)])
     assert result.exit_code == 1
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+    if "no run" in message:                     # the known runs are named
+        assert "r-ga" in result.output
     assert not list(tmp_path.iterdir())
 
 

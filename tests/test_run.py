@@ -316,7 +316,8 @@ def test_cli_run_edges_and_export(store, graph, cache_dir, store_dir, tmp_path):
                                  "--epochs", "4", "--lr", "2e-3", "--device", "cpu", "--run-id", "cli-run",
                                  "--cache-dir", str(cache_dir), *base], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "run cli-run: done" in result.output and "deviation_score" in result.output
+    assert "run cli-run: done" in result.output and "deviation score" in result.output
+    assert "forgot " in result.output and "lower is better" in result.output
 
     table = runner.invoke(cli, ["edges", "--run", "cli-run", *base], catch_exceptions=False)
     assert table.exit_code == 0 and "rouge1_after" in table.output and "(5 rows)" in table.output
