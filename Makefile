@@ -3,7 +3,7 @@
 #               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU),
 #               and write its leakage page (out/demo-npo.html) and report (out/report-demo-npo/);
 #               then build the example text corpora (forget + retain), print their stats, and audit
-#               an NPO unlearning of the audit set (forget facts the retain text does not state);
+#               a GD unlearning of the audit set (forget facts the retain text does not state);
 #               then check the memorization measure on synthetic Wikidata people (a scratch model
 #               trained on half of them), and unlearn the memorized facts of one person it knows
 #   make test   set up .venv and run the test suite
@@ -46,8 +46,8 @@ demo: install
 	$(BIN)/audit report --run demo-npo --output out/report-demo-npo
 	$(BIN)/audit build --forget examples/text/forget.txt --retain examples/text/retain.jsonl --graph demo-text --replace
 	$(BIN)/audit stats --graph demo-text
-	$(BIN)/audit runs demo-text-npo --delete >/dev/null 2>&1 || true
-	$(BIN)/audit run --graph demo-text --select audit-set --method npo --run-id demo-text-npo
+	$(BIN)/audit runs demo-text-gd --delete >/dev/null 2>&1 || true
+	$(BIN)/audit run --graph demo-text --select audit-set --method gd --run-id demo-text-gd
 	$(BIN)/audit memorization-check --people 24 --graph demo-people --output out/demo-people --run-id demo-people-memorization
 	$(BIN)/audit runs demo-people-npo --delete >/dev/null 2>&1 || true
 	$(BIN)/audit run --graph demo-people --select memorized:Q900000001@demo-people-memorization \
