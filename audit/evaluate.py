@@ -44,7 +44,7 @@ def generate_answers(model, encoder: QAEncoder, prompts: list[list[int]], max_ne
     order = _order_by_length([len(p) for p in prompts])
     answers: list[str] = [""] * len(prompts)
     tokenizer = encoder.tokenizer
-    with Progress(progress, total=len(prompts), unit="qa") as bar:
+    with Progress(progress, total=len(prompts), unit="QA pairs") as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             batch = {k: v.to(device) for k, v in collate_prompts([prompts[i] for i in rows], encoder.pad_id).items()}
@@ -67,7 +67,7 @@ def score_answers(model, encoder: QAEncoder, encoded: list, batch_size: int,
     device = next(model.parameters()).device
     order = _order_by_length([len(e.prompt_ids) + len(e.answer_ids) for e in encoded])
     results: list[dict[str, float]] = [{} for _ in encoded]
-    with Progress(progress, total=len(encoded), unit="qa") as bar:
+    with Progress(progress, total=len(encoded), unit="QA pairs") as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             batch = {k: v.to(device) for k, v in collate_train([encoded[i] for i in rows], encoder.pad_id).items()}

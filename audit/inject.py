@@ -133,7 +133,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
     started = time.perf_counter()
     recall: dict[str, float] = {}
     epoch = 0
-    with Progress(f"inject {graph}", total=config.max_epochs, unit="epoch") as bar:
+    with Progress(f"inject {graph}", total=config.max_epochs, unit="epochs") as bar:
         for epoch in range(1, config.max_epochs + 1):
             model.train()
             for batch in batches(encoded, epoch_order(len(encoded), config.seed, epoch), config.batch_size,

@@ -56,7 +56,7 @@ class SentenceScorer:
         device = next(self.model.parameters()).device
         encoded = [self.encode(c, s) for c, s in items]
         order = sorted(range(len(items)), key=lambda i: len(encoded[i][0]) + len(encoded[i][1]))
-        with Progress(progress, total=len(items), unit="sentence") as bar:
+        with Progress(progress, total=len(items), unit="sentences") as bar:
             for start in range(0, len(order), self.batch_size):
                 rows = order[start:start + self.batch_size]
                 input_ids, attention, labels = self._collate([encoded[i] for i in rows])

@@ -91,7 +91,7 @@ def train_sentence_model(sentences: list[str], tokenizer_texts: list[str], out_d
                                                  total_steps=steps * settings.epochs)
     rng = random.Random(settings.seed)
     model.train()
-    bar = Progress("train on sentences", total=settings.epochs, unit="epoch")
+    bar = Progress("train on sentences", total=settings.epochs, unit="epochs")
     for _ in range(settings.epochs):
         order = list(range(len(encoded)))
         rng.shuffle(order)

@@ -115,7 +115,7 @@ class Unlearner:
         started = time.perf_counter()
         self.model.train()
         try:
-            with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epoch") as bar:
+            with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epochs") as bar:
                 for epoch in range(start_epoch + 1, cfg.epochs + 1):
                     seed_everything(cfg.seed * 100_003 + epoch)
                     order = epoch_order(len(forget_enc), cfg.seed, epoch)

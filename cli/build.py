@@ -85,7 +85,7 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
         for record in records:
             shown = len(record.facts) >= PROGRESS_MIN_FACTS
             with Progress(f"{record.name}: writing facts" if shown else None, total=len(record.facts),
-                          unit="fact") as bar:
+                          unit="facts") as bar:
                 summary = write_graph(store, record, replace=replace, progress=bar.update)
             click.echo(
                 f"{summary.graph}: {summary.status} - {summary.entities} entities, {summary.facts} edges, "

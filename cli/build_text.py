@@ -56,7 +56,7 @@ def build_text(forget_files, retain_files, graph_name, replace, settings, *, ext
     # Everything is read, extracted and checked before the database is touched.
     corpora = read_corpora(forget, retain, options)
     total = len(corpora.documents)
-    with Progress(f"{graph}: extracting" if total >= 50 else None, total=total, unit="document") as bar:
+    with Progress(f"{graph}: extracting" if total >= 50 else None, total=total, unit="documents") as bar:
         corpus = extract_corpora(graph, corpora, options, progress=bar.update)
     for report in corpus.reports:
         if report.empty_skipped:

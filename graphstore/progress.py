@@ -9,7 +9,7 @@
 Every layer reports through this module (it lives in ``graphstore``, which imports nothing of
 the others, so ``extract``, ``audit`` and ``cli`` can all use it).
 
-    with Progress("unlearn (npo)", total=20, unit="epoch") as bar:
+    with Progress("unlearn (npo)", total=20, unit="epochs") as bar:
         for epoch in ...:
             bar.update(1, loss=f"{loss:.3f}")
 """
@@ -60,7 +60,7 @@ def duration(seconds: float) -> str:
 class Progress:
     """One phase of work of ``total`` units (None: unknown). Use as a context manager."""
 
-    def __init__(self, desc: str | None, total: int | None = None, unit: str = "it", initial: int = 0):
+    def __init__(self, desc: str | None, total: int | None = None, unit: str = "items", initial: int = 0):
         """``desc=None``: silent (a caller that reports the phase itself)."""
         self.desc, self.total, self.unit = desc, total, unit
         self.count = self.initial = initial

@@ -17,23 +17,23 @@ def loud():
 
 def test_lines_within_a_phase_and_one_when_it_ends(capsys, monkeypatch):
     monkeypatch.setenv("AUDIT_PROGRESS_INTERVAL", "0")
-    with P.Progress("unlearn (ga)", total=4, unit="epoch") as bar:
+    with P.Progress("unlearn (ga)", total=4, unit="epochs") as bar:
         for step in range(4):
             bar.update(1, loss=f"{1.0 / (step + 1):.3f}")
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0].startswith("unlearn (ga): 1/4 epoch, loss 1.000, ") and "epoch/s, ETA " in lines[0]
-    assert lines[3].startswith("unlearn (ga): 4/4 epoch, loss 0.250, ") and "ETA" not in lines[3]
-    assert lines[4].startswith("unlearn (ga): done, 4 epoch in ") and lines[4].endswith("loss 0.250")
+    assert lines[0].startswith("unlearn (ga): 1/4 epochs, loss 1.000, ") and "epochs/s, ETA " in lines[0]
+    assert lines[3].startswith("unlearn (ga): 4/4 epochs, loss 0.250, ") and "ETA" not in lines[3]
+    assert lines[4].startswith("unlearn (ga): done, 4 epochs in ") and lines[4].endswith("loss 0.250")
     assert len(lines) == 5
 
 
 def test_the_interval_limits_the_lines(capsys, monkeypatch):
     monkeypatch.setenv("AUDIT_PROGRESS_INTERVAL", "3600")
-    with P.Progress("measure", total=1000, unit="qa") as bar:
+    with P.Progress("measure", total=1000, unit="QA pairs") as bar:
         for _ in range(1000):
             bar.update(1)
     lines = capsys.readouterr().err.splitlines()   # no hour passed: only the final line
-    assert len(lines) == 1 and lines[0].startswith("measure: done, 1000 qa in ")
+    assert len(lines) == 1 and lines[0].startswith("measure: done, 1000 QA pairs in ")
 
 
 def test_quiet_and_silent_phases_write_nothing(capsys, monkeypatch):

@@ -375,11 +375,11 @@ def test_off_a_terminal_a_run_writes_progress_lines_and_quiet_silences_them(stor
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stderr.splitlines()
     assert any(line.startswith("starting run logged: ga on 1 forget edge(s)") for line in lines)
-    within = [line for line in lines if line.startswith("unlearn (ga): ") and "/3 epoch" in line]
-    assert within and all("loss " in line and "epoch/s" in line for line in within), lines
+    within = [line for line in lines if line.startswith("unlearn (ga): ") and "/3 epochs" in line]
+    assert within and all("loss " in line and "epochs/s" in line for line in within), lines
     assert any("ETA " in line for line in within)
-    assert any(line.startswith("unlearn (ga): done, 3 epoch in ") for line in lines)
-    assert any(line.startswith("measure after: generate: done, 100 qa") for line in lines)
+    assert any(line.startswith("unlearn (ga): done, 3 epochs in ") for line in lines)
+    assert any(line.startswith("measure after: generate: done, 100 QA pairs") for line in lines)
     assert "run logged: done" in done.stdout and "forgot " in done.stdout
 
     quiet = subprocess.run(base + ["--quiet"] + args + ["--run-id", "logged-quietly"], cwd=REPO, env=env,
