@@ -122,10 +122,10 @@ WITH h, f, t, redundant, count(other) > 0 AS linked
 OPTIONAL MATCH (h)<-[:MENTIONS]-(ph:Passage {split: 'retain'})
 WITH h, f, t, redundant, linked, count(ph) > 0 AS head_in_text
 OPTIONAL MATCH (t)<-[:MENTIONS]-(pt:Passage {split: 'retain'})
-WITH f, redundant, linked, head_in_text AND count(pt) > 0 AS in_text
+WITH f, redundant, linked, head_in_text, count(pt) > 0 AS tail_in_text
 SET f.redundant = redundant,
     f.linked_in_retain = f.split = 'forget' AND linked,
-    f.entities_in_retain_text = f.split = 'forget' AND in_text
+    f.entities_in_retain_text = f.split = 'forget' AND head_in_text AND tail_in_text
 """
 
 REDUNDANCY_SUMMARY = """
