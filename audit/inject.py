@@ -83,6 +83,7 @@ def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge
         info = json.loads((folder / INFO_FILE).read_text())
         return _injected(folder, info, cached=True)
 
+    remove_stale_staging(cache_dir / "injected")
     staging = cache_dir / "injected" / f".{key}.{os.getpid()}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -97,6 +98,31 @@ def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return _injected(folder, json.loads((folder / INFO_FILE).read_text()), cached=False)
+
+
+def remove_stale_staging(folder: Path) -> list[Path]:
+    """Remove the staging folders (``.<key>.<pid>.tmp``) of injections whose process is gone
+    (killed part-way); a live process's folder is left alone. Returns what was removed."""
+    removed = []
+    for staging in folder.glob(".*.tmp") if folder.is_dir() else ():
+        try:
+            pid = int(staging.name.rsplit(".", 2)[-2])
+        except (ValueError, IndexError):
+            continue
+        if pid != os.getpid() and not _alive(pid):
+            shutil.rmtree(staging, ignore_errors=True)
+            removed.append(staging)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _injected(folder: Path, info: dict, cached: bool) -> Injected:

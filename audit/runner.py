@@ -99,6 +99,9 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     hardware = select_hardware(request.device)
     if parse_scratch(request.model) is None:
         check_model_path(request.model)
+    elif not request.injection.enabled:
+        raise ConfigError(f"--model {request.model} with --no-inject: a scratch model is untrained and knows nothing "
+                          "to unlearn; give a trained model folder, or leave injection on")
     judge = load_judge(request.equivalence) if request.equivalence else None
 
     settings = {

@@ -107,12 +107,14 @@ class Unlearner:
             self.model.parameters(), cfg.lr, cfg.weight_decay,
             warmup_steps=updates_per_epoch, total_steps=updates_per_epoch * cfg.epochs)
 
-        start_epoch = 0
+        start_epoch, done = 0, {}
         if checkpoint is not None and checkpoint.exists():
-            start_epoch = self._load_checkpoint(checkpoint, optimizer, schedule)
+            start_epoch, done = self._load_checkpoint(checkpoint, optimizer, schedule)
         pairing = pairing_log.open("a", encoding="utf-8") if pairing_log else None
-        tokens, steps, pairs, loss_value = 0, 0, 0, float("nan")
-        started = time.perf_counter()
+        # A resumed run counts the work of the epochs before the kill too (kept in the checkpoint).
+        tokens, steps, pairs = done.get("tokens", 0), done.get("steps", 0), done.get("pairs", 0)
+        loss_value = float("nan")
+        started = time.perf_counter() - done.get("seconds", 0.0)
         self.model.train()
         try:
             with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epochs") as bar:
@@ -138,7 +140,9 @@ class Unlearner:
                             optimizer.zero_grad(set_to_none=True)
                         loss_value = loss.item() * cfg.grad_accum
                     if checkpoint is not None:
-                        self._save_checkpoint(checkpoint, epoch, optimizer, schedule)
+                        self._save_checkpoint(checkpoint, epoch, optimizer, schedule, {
+                            "tokens": tokens, "steps": steps, "pairs": pairs,
+                            "seconds": time.perf_counter() - started})
                     bar.update(1, loss=f"{loss_value:.3f}")
         finally:
             if pairing:
@@ -164,17 +168,17 @@ class Unlearner:
             record["refusal"] = chosen
         return UnlearnBatch(forget_batch, retain_batch, refusal_batch), record
 
-    def _save_checkpoint(self, path: Path, epoch: int, optimizer, schedule) -> None:
+    def _save_checkpoint(self, path: Path, epoch: int, optimizer, schedule, done: dict) -> None:
         tmp = path.with_name(path.name + ".tmp")
         torch.save({"epoch": epoch, "adapters": {k: v.detach().cpu() for k, v in self._adapter_state().items()},
-                    "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict()}, tmp)
+                    "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(), "done": done}, tmp)
         os.replace(tmp, path)
 
-    def _load_checkpoint(self, path: Path, optimizer, schedule) -> int:
+    def _load_checkpoint(self, path: Path, optimizer, schedule) -> tuple[int, dict]:
         state = torch.load(path, map_location=self.device, weights_only=True)
         with torch.no_grad():
             for name, p in self._adapter_state().items():
                 p.copy_(state["adapters"][name])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
-        return int(state["epoch"])
+        return int(state["epoch"]), dict(state.get("done", {}))

@@ -57,6 +57,8 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
       audit build --forget person.txt --retain news.jsonl --graph person
       audit build --wikidata people.json.gz --labels value_labels.tsv --graph people
     """
+    if graph_name is not None and not graph_name.strip():
+        raise click.BadParameter("--graph must name a graph (it was empty); leave it out to use the file name")
     if sum(map(bool, (pistol_files, forget_files or retain_files, wikidata_file))) > 1:
         raise click.UsageError("build PISTOL files, text corpora and Wikidata files in separate commands")
     if wikidata_file:

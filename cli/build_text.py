@@ -64,7 +64,8 @@ def build_text(forget_files, retain_files, graph_name, replace, settings, *, ext
     path = " ".join(str(Path(p).resolve()) for p in forget + retain)
     record = add_questions(text_graph_record(corpus, corpus_sha256(corpora.reports, options), path))
     if not record.facts:
-        raise click.ClickException(f"no facts found in {len(corpus.documents)} documents; nothing to build")
+        raise click.ClickException(f"{', '.join(map(str, forget + retain))}: no facts found in "
+                                   f"{len(corpus.documents)} document(s); nothing was built")
     if questions_llm:
         record = _llm_questions(record, questions_llm, llm_model)
     with GraphStore.open(settings) as store:

@@ -52,10 +52,10 @@ def build_wikidata(path: Path, graph_name: str | None, replace: bool, settings, 
     # The file is read and checked whole before the database is touched.
     record, report = wikidata_graph(path, graph_name, registry, instance_of=classes, language=language,
                                     labels=tuple(labels_files), skip_bad_records=skip_bad_records)
-    for line in report.lines():
-        click.echo(f"{path}: {line}", err=True)
     with GraphStore.open(settings) as store:
         summary = write_graph(store, record, replace=replace)
+    for line in report.lines():   # after the write: a refused build says one thing, its error
+        click.echo(f"{path}: {line}", err=True)
     click.echo(f"{summary.graph}: {summary.status} - {report.subjects} subjects, {len(record.property_records)} "
                f"properties, {summary.entities} entities, {summary.facts} facts, {summary.qas} questions "
                f"({report.form}, {report.records} entities read, {report.not_selected} not selected; {store.location})")

@@ -28,8 +28,18 @@ from cli.status import status
 from cli.view import view
 
 
+MAX_ERROR = 300   # characters of an error line; a longer message is cut (a 50 MB value is never echoed)
+
+
+def error_line(message: str) -> str:
+    """``Error: ...`` on one line of at most ``MAX_ERROR`` characters."""
+    line = "Error: " + " ".join(str(message).split())
+    return line if len(line) <= MAX_ERROR else line[:MAX_ERROR - 3] + "..."
+
+
 class AuditGroup(click.Group):
-    """Turns the project's errors into one line and a non-zero exit (a traceback with --debug)."""
+    """Turns every error into one line and a non-zero exit (a traceback with --debug): the
+    project's errors (exit 1) and click's usage errors (exit 2, without click's usage block)."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -37,8 +47,25 @@ class AuditGroup(click.Group):
         except AuditError as e:
             if ctx.obj and ctx.obj.get("debug"):
                 traceback.print_exc()
-            click.echo(f"Error: {e}", err=True)
+            click.echo(error_line(str(e)), err=True)
             ctx.exit(1)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else "audit"
+            click.echo(error_line(f"{e.format_message()} (see: {where} --help)"), err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            click.echo(error_line(e.format_message()), err=True)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 @click.group(cls=AuditGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from extract.jsonfile import MAX_DEPTH_HINT, strict_loads
+
 from graphstore import GraphStore
 from cli.common import connection_options, emit_rows, format_option
 
@@ -16,8 +18,10 @@ def parse_param(text: str) -> tuple[str, object]:
     if not sep or not name.isidentifier():
         raise click.BadParameter(f"{text!r} is not name=value (e.g. --param k=5 --param name='Jzrcws SA')")
     try:
-        return name, json.loads(raw)
-    except json.JSONDecodeError:
+        return name, strict_loads(raw)
+    except json.JSONDecodeError as e:
+        if e.msg == MAX_DEPTH_HINT or "appears twice" in e.msg:
+            raise click.BadParameter(f"--param {name}: {e.msg}") from None
         return name, raw
 
 
@@ -29,8 +33,9 @@ def parse_param(text: str) -> tuple[str, object]:
 @format_option
 @connection_options
 def query(cypher, params, write, fmt, settings):
-    """Run a Cypher query and print its rows. Read-only unless --write: a query that would
-    change the graph is rolled back and reported.
+    """Run a Cypher query and print its rows. Read-only unless --write: the engine itself
+    refuses a write (on the embedded engine the query runs as a read-only user; on Neo4j it
+    is refused from its plan and runs in a READ session), and LOAD CSV.
 
     \b
     Examples:
@@ -38,6 +43,8 @@ def query(cypher, params, write, fmt, settings):
       audit query "MATCH (e:Entity {name: \\$name})-[r:FACT]-() RETURN r.key" --param name="Jzrcws SA"
       audit query "MATCH (c:Component) RETURN c.key, c.nodes, c.edges, c.density" --format json
     """
+    if not cypher.strip():
+        raise click.BadParameter("the query is empty", param_hint="CYPHER")
     values = dict(parse_param(p) for p in params)
     with GraphStore.open(settings) as store:
         result = store.run_query(cypher, values, allow_write=write)

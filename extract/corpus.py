@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from extract.jsonfile import strict_loads
 from graphstore.errors import InputDataError
 
 from extract.text_types import Document
@@ -154,7 +155,7 @@ def _jsonl_documents(path: Path, text: str, text_field: str) -> list[tuple[str, 
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = strict_loads(line)
         except json.JSONDecodeError as e:
             raise InputDataError(path, f"line {i}: not JSON ({e.msg}, column {e.colno})") from e
         if not isinstance(item, dict):
@@ -166,7 +167,7 @@ def _jsonl_documents(path: Path, text: str, text_field: str) -> list[tuple[str, 
 
 def _json_documents(path: Path, text: str, text_field: str) -> list[tuple[str, str]]:
     try:
-        data = json.loads(text)
+        data = strict_loads(text)
     except json.JSONDecodeError as e:
         raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
     if not isinstance(data, list):

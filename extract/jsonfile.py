@@ -8,12 +8,50 @@ from pathlib import Path
 from graphstore.errors import InputDataError
 
 
+MAX_DEPTH_HINT = "nested too deeply to be data (hundreds of levels of [ or {)"
+
+
+def strict_loads(text: str, duplicates: bool = False) -> object:
+    """``json.loads`` whose every failure is a ``json.JSONDecodeError`` with a position:
+    malformed text, nesting too deep for the parser (Python's RecursionError), and, unless
+    ``duplicates``, an object with the same key twice (which ``json`` silently resolves to the
+    last value: a record would lose a field without a word)."""
+    hook = None if duplicates else _unique_keys(text)
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except RecursionError:
+        raise json.JSONDecodeError(MAX_DEPTH_HINT, text, 0) from None
+
+
+class _unique_keys:
+    """object_pairs_hook refusing a repeated key, positioned at the key's second occurrence."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __call__(self, pairs: list) -> dict:
+        out: dict = {}
+        for key, value in pairs:
+            if key in out:
+                quoted = json.dumps(key, ensure_ascii=False)
+                first = self.text.find(quoted)
+                second = self.text.find(quoted, first + 1)
+                raise json.JSONDecodeError(f"the key {_short(quoted)} appears twice in one object", self.text,
+                                           max(second, 0))
+            out[key] = value
+        return out
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def read_json(path: Path) -> object:
     """Parse ``path`` as UTF-8 JSON.
 
     Raises:
-        InputDataError: unreadable, empty, not UTF-8 (with the byte offset) or not JSON (with
-            line and column).
+        InputDataError: unreadable, empty, not UTF-8 (with the byte offset), not JSON, nested
+            too deeply, or an object with a key twice (with line and column).
     """
     try:
         data = path.read_bytes()
@@ -26,6 +64,6 @@ def read_json(path: Path) -> object:
     except UnicodeDecodeError as e:
         raise InputDataError(path, f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})") from e
     try:
-        return json.loads(text)
+        return strict_loads(text)
     except json.JSONDecodeError as e:
         raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e

@@ -22,10 +22,12 @@ import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from extract.jsonfile import strict_loads
 from graphstore.errors import InputDataError
 
 ENTITY_ID = re.compile(r"^[QPL][1-9][0-9]*$")
@@ -99,7 +101,7 @@ def iter_entities(path: str | Path, report: ReadReport | None = None,
             yield from _entities(path, text, report, skip_bad_records)
     except UnicodeDecodeError as e:
         raise InputDataError(path, f"not UTF-8 text ({e.reason} at byte {e.start} of a line)") from e
-    except (OSError, EOFError) as e:  # gzip/bz2 damage surfaces as OSError or EOFError
+    except (OSError, EOFError, zlib.error) as e:  # gzip/bz2 damage: OSError, EOFError or zlib.error
         raise InputDataError(path, f"cannot decompress or read: {e}") from e
 
 
@@ -122,7 +124,7 @@ def _entities(path: Path, text: io.TextIOBase, report: ReadReport, skip: bool) -
             if second:
                 break
         try:
-            value = json.loads(second.removesuffix(",")) if second not in ("", "]") else None
+            value = strict_loads(second.removesuffix(","), duplicates=True) if second not in ("", "]") else None
         except json.JSONDecodeError:
             yield from _document(path, _whole(path, first + "\n" + second + "\n" + text.read()), report, skip)
             return
@@ -136,7 +138,7 @@ def _entities(path: Path, text: io.TextIOBase, report: ReadReport, skip: bool) -
         return
     if first.startswith("{"):
         try:
-            value = json.loads(first)
+            value = strict_loads(first, duplicates=True)
         except json.JSONDecodeError:
             value = None
         if isinstance(value, dict) and "entities" not in value:
@@ -171,7 +173,7 @@ def _lines(path: Path, text, number: int, report: ReadReport, skip: bool, dump: 
         if dump and record.endswith(","):
             record = record[:-1]
         try:
-            value = json.loads(record)
+            value = strict_loads(record, duplicates=True)
         except json.JSONDecodeError as e:
             yield from _bad(path, f"line {number}", f"not complete JSON ({e.msg} at column {e.colno}); "
                                                     "a truncated or damaged line", report, skip)
@@ -184,7 +186,7 @@ def _lines(path: Path, text, number: int, report: ReadReport, skip: bool, dump: 
 
 def _whole(path: Path, text: str):
     try:
-        return json.loads(text)
+        return strict_loads(text, duplicates=True)
     except json.JSONDecodeError as e:
         raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
 

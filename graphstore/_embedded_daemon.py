@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from graphstore.embedded import free_port
+from graphstore.embedded import ENV_ALLOW_FILE_URLS, READER_GROUP, READER_USER, free_port
 
 POLL_S = 0.25
 
@@ -32,6 +32,35 @@ def _idle_for(store: Path) -> float:
         return time.time() - (store / "last_used").stat().st_mtime
     except OSError:
         return 0.0
+
+
+def _allow_file_urls(allowed: bool) -> None:
+    """LOAD CSV reads local files (``file:`` URLs) only when the user allows it: otherwise a
+    query could print any file the server can read. A database-scoped engine setting, set here
+    as the default of every database before the server opens one. (The read-only user may not
+    LOAD CSV at all.)"""
+    import jpype
+
+    setting = jpype.JClass("com.arcadedb.GlobalConfiguration").findByKey("arcadedb.opencypher.loadCsv.allowFileUrls")
+    setting.setValue(bool(allowed))
+
+
+def _ensure_reader(server, database: str, password: str) -> None:
+    """The read-only user: a server user whose group may only read records of ``database``.
+    The engine itself refuses every write it attempts (CREATE, SET, DELETE, MERGE, schema,
+    writes inside ``CALL {} IN TRANSACTIONS``) and LOAD CSV (docs/schema.md, "Read-only").
+    Made again at every start, so the password always matches ``reader_credentials``."""
+    import jpype
+
+    json_object = jpype.JClass("com.arcadedb.serializer.json.JSONObject")
+    security = server._java_server.getSecurity()
+    security.saveGroup(database, READER_GROUP, json_object(json.dumps({
+        "resultSetLimit": -1, "readTimeout": -1, "access": [], "types": {"*": {"access": ["readRecord"]}}})))
+    if security.existsUser(READER_USER):
+        security.dropUser(READER_USER)
+    security.createUser(json_object(json.dumps({
+        "name": READER_USER, "password": str(security.encodePassword(password)),
+        "databases": {database: [READER_GROUP]}})))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,11 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
     password = (store / "credentials").read_text(encoding="utf-8").strip()
+    reader_password = (store / "reader_credentials").read_text(encoding="utf-8").strip()
     os.environ.setdefault("ARCADEDB_JVM_ERROR_FILE", str(store / "arcadedb" / "hs_err_pid%p.log"))
     import arcadedb_embedded as arcadedb
     from arcadedb_embedded.jvm import start_jvm
 
     start_jvm(heap_size=args.heap or "4g")
+    _allow_file_urls(os.environ.get(ENV_ALLOW_FILE_URLS, "") == "1")
     server = None
     for attempt in range(5):  # a picked port can be taken before the engine binds it
         bolt_port, http_port = free_port(), free_port()
@@ -81,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         server.get_database(args.database)
     except arcadedb.ArcadeDBError:
         server.create_database(args.database)
+    _ensure_reader(server, args.database, reader_password)
 
     _write_state(store, {
         "pid": os.getpid(),

@@ -11,7 +11,8 @@ that one server over Bolt, so two processes never open the database files themse
 
 The store folder holds::
 
-    credentials      generated password, mode 0600
+    credentials      generated password of the administrator (root), mode 0600
+    reader_credentials  generated password of the read-only user (reader), mode 0600
     server.json      pid and ports of the running server (written once it is ready)
     server.lock      held (flock) by the server process for its whole life
     start.lock       held while one process starts the server, so two never race
@@ -38,6 +39,11 @@ from pathlib import Path
 from graphstore.errors import EmbeddedServerError
 
 USER = "root"  # ArcadeDB's administrator; the password is ours, generated per store
+# The read-only user: every read-only query runs as this user, and the engine refuses its
+# writes (docs/schema.md, "Read-only"). Its group may read records of the database, nothing else.
+READER_USER, READER_GROUP = "reader", "reader"
+# LOAD CSV from file: URLs is refused unless this is 1 (it reads any file the server can).
+ENV_ALLOW_FILE_URLS = "AUDIT_EMBEDDED_ALLOW_FILE_URLS"
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
 DEFAULT_IDLE_TIMEOUT_S = 1800
@@ -94,9 +100,15 @@ class EmbeddedServer:
         return self.store_dir / "server.log"
 
     def password(self) -> str:
-        """The store's generated password, created on first use (owner-only file)."""
+        """The administrator's generated password, created on first use (owner-only file)."""
+        return self._secret(self._credentials_file)
+
+    def reader_password(self) -> str:
+        """The read-only user's generated password, created on first use (owner-only file)."""
+        return self._secret(self.store_dir / "reader_credentials")
+
+    def _secret(self, path: Path) -> str:
         self._make_store_dir()
-        path = self._credentials_file
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -151,7 +163,8 @@ class EmbeddedServer:
         if info is not None:
             self.touch()
             return info
-        self.password()  # created before the server reads it
+        self.password()  # both created before the server reads them
+        self.reader_password()
         with self._start_lock(timeout_s):
             info = self.running()  # another process may have started it meanwhile
             if info is None:

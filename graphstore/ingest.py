@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from graphstore import queries as Q
-from graphstore.errors import InputDataError
+from graphstore.errors import InputDataError, QueryError
 from graphstore.records import GraphRecord
 from graphstore.store import DEFAULT_BATCH_ROWS, GraphStore
 from graphstore.structure import StructureSummary, compute_structure
@@ -100,6 +100,10 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
         StoreError: the database failed; nothing was written.
     """
     check_references(record)
+    if not record.facts:
+        raise InputDataError(record.path, f"no facts were found, so graph {record.name!r} was not built"
+                                          f"{' and the graph of that name was left as it was' if replace else ''}; "
+                                          "nothing was written")
     store.setup_schema()
     existing = store.read(Q.GRAPH_GET, graph=record.name)
     status = "loaded"
@@ -120,6 +124,23 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
         "loaded_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         **record.properties,
     }
+    try:
+        structure = _write(store, record, props, bool(existing), progress)
+    except QueryError:
+        # Two builds of the same content at once: the other committed the graph first, and this
+        # one collided on its unique key. The graph is there, as this build would have made it.
+        now = store.read(Q.GRAPH_GET, graph=record.name)
+        if now and now[0]["sha256"] == record.sha256 and not existing:
+            return LoadSummary(record.name, "unchanged", now[0]["entities"], now[0]["facts"], now[0]["qas"],
+                               now[0]["components"])
+        raise
+    return LoadSummary(record.name, status, len(record.entities), len(record.facts),
+                       record.qa_count, structure.components)
+
+
+def _write(store: GraphStore, record: GraphRecord, props: dict, existing: bool,
+           progress: Callable[[int], None] | None) -> StructureSummary:
+    """The build's one transaction: the old graph out (when replacing), the new one in, its structure."""
     with store.transaction() as tx:
         if existing:
             for statement in Q.GRAPH_DELETE:
@@ -136,6 +157,5 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
         structure: StructureSummary = compute_structure(tx, record.name, use_gds=store.has_gds)
         if record.source == "text":
             tx.run(Q.REDUNDANCY_SET, graph=record.name)
-    return LoadSummary(record.name, status, len(record.entities), len(record.facts),
-                       record.qa_count, structure.components)
+    return structure
 

@@ -16,12 +16,13 @@ from typing import Callable, Iterator, Sequence
 
 import neo4j
 from neo4j import GraphDatabase
-from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ClientError, DriverError, Forbidden, Neo4jError, ServiceUnavailable
 
 from graphstore import queries as Q
 from graphstore.columns import return_columns
+from graphstore.embedded import ENV_ALLOW_FILE_URLS, EmbeddedServer
+from graphstore.embedded import READER_USER as EMBEDDED_READER
 from graphstore.embedded import USER as EMBEDDED_USER
-from graphstore.embedded import EmbeddedServer
 from graphstore.errors import ConfigError, QueryError, StoreError
 from graphstore.settings import ConnectionSettings
 
@@ -43,8 +44,11 @@ class GraphStore:
     """A connection to the graph: Neo4j 5 by URI, or the embedded ArcadeDB server."""
 
     def __init__(self, driver: neo4j.Driver, settings: ConnectionSettings,
-                 embedded: EmbeddedServer | None = None):
+                 embedded: EmbeddedServer | None = None, reader: neo4j.Driver | None = None):
         self._driver = driver
+        # Reads go through `_reader`: on the embedded engine a connection as its read-only
+        # user, whose writes the engine refuses; on Neo4j the same driver in READ access mode.
+        self._reader = reader or driver
         self.settings = settings
         self.database: str = settings.database or "neo4j"
         self._embedded = embedded
@@ -61,25 +65,31 @@ class GraphStore:
             StoreError: the server cannot be reached or refuses the credentials.
         """
         embedded = None
+        reader_auth = None
         if settings.embedded:
             embedded = EmbeddedServer(settings.store_dir, database=settings.database or "audit")
             info = embedded.ensure_running()
             uri, auth = info.uri, (EMBEDDED_USER, embedded.password())
+            reader_auth = (EMBEDDED_READER, embedded.reader_password())
             where = f"the embedded server of {embedded.store_dir}"
         else:
             uri, auth = settings.uri, (settings.user, settings.password)
             where = settings.uri
-        try:
-            driver = GraphDatabase.driver(uri, auth=auth)
-            driver.verify_connectivity()
-        except AuthError as e:
-            raise StoreError(f"{where} refused the credentials of user {auth[0]!r}: {e.message}") from e
-        except (ServiceUnavailable, DriverError, OSError, ValueError) as e:
-            raise StoreError(f"cannot reach {where}: {e}. Is the server running?") from e
-        return cls(driver, settings, embedded)
+        driver = _connect(uri, auth, where)
+        reader = None
+        if reader_auth is not None:
+            try:
+                reader = _connect(uri, reader_auth, where)
+            except StoreError as e:
+                driver.close()
+                raise StoreError(f"{e}. A server started by an older version has no read-only user: "
+                                 f"restart it with `audit server stop --store {embedded.store_dir}`") from e
+        return cls(driver, settings, embedded, reader)
 
     def close(self) -> None:
         self._driver.close()
+        if self._reader is not self._driver:
+            self._reader.close()
 
     def __enter__(self) -> "GraphStore":
         return self
@@ -132,8 +142,8 @@ class GraphStore:
     def read(self, query: str, **params) -> list[dict]:
         """Run a read query in a managed read transaction and return its rows as dicts."""
         self._touch()
-        with self._errors(query):
-            with self._driver.session(database=self.database) as session:
+        with self._errors(query, read_only=True):
+            with self._reader.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
                 return session.execute_read(lambda tx: tx.run(query, params).data())
 
     def write(self, query: str, **params) -> dict:
@@ -182,41 +192,59 @@ class GraphStore:
     def run_query(self, query: str, params: dict | None = None, allow_write: bool = False) -> QueryResult:
         """Run a user's Cypher. Read-only unless ``allow_write``.
 
-        Read-only is enforced portably: the query runs in a transaction that is always rolled
-        back, and a query that changed anything is reported as an error, so nothing it did is
-        kept. (The embedded engine does not enforce Neo4j's READ access mode.)
+        Read-only is enforced by the engine, before anything is written: on the embedded
+        engine the query runs as its read-only user, whose every write (``CALL {} IN
+        TRANSACTIONS`` included) and ``LOAD CSV`` the engine refuses; on Neo4j, ``EXPLAIN``
+        first gives the query type, anything but a read (or a ``LOAD CSV``) is refused unrun,
+        and the query then runs in a READ access-mode session. Auto-commit, so ``CALL {} IN
+        TRANSACTIONS`` runs too.
+
+        Raises:
+            QueryError: the engine refused the query (syntax, or a write in read-only mode).
         """
         self._touch()
-        mode = neo4j.WRITE_ACCESS if allow_write else neo4j.READ_ACCESS
-        with self._errors(query):
-            with self._driver.session(database=self.database, default_access_mode=mode) as session:
-                tx = session.begin_transaction()
-                try:
-                    result = tx.run(query, params or {})
-                    columns = list(result.keys())
-                    rows = [list(record.values()) for record in result]
-                    counters = _counters(result.consume())
-                    if allow_write:
-                        tx.commit()
-                    else:
-                        tx.rollback()
-                finally:
-                    tx.close()
-        if not allow_write and counters.get("contains_updates"):
-            raise QueryError(
-                "the query changes the graph and was rolled back; nothing was saved. "
-                "Pass --write to run it as a write"
-            )
+        params = params or {}
+        if not allow_write and self.engine == "neo4j":
+            self._refuse_non_read(query, params)
+        driver, mode = (self._driver, neo4j.WRITE_ACCESS) if allow_write else (self._reader, neo4j.READ_ACCESS)
+        with self._errors(query, read_only=not allow_write):
+            with driver.session(database=self.database, default_access_mode=mode) as session:
+                result = session.run(query, params)
+                columns = list(result.keys())
+                rows = [list(record.values()) for record in result]
+                counters = _counters(result.consume())
+        if not allow_write and counters.get("contains_updates"):   # a second line, never the first
+            raise QueryError(_WRITE_REFUSED)
         if not columns and not rows:   # the embedded engine names no columns of an empty result
             columns = return_columns(query)
         return QueryResult(columns, rows, counters, committed=allow_write)
 
+    def _refuse_non_read(self, query: str, params: dict) -> None:
+        """Neo4j: refuse, before running it, a query whose plan writes or loads CSV."""
+        with self._errors(query, read_only=True):
+            with self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+                summary = session.run("EXPLAIN " + query, params).consume()
+        if summary.query_type not in ("r", None):
+            raise QueryError(_WRITE_REFUSED + f" (query type {summary.query_type!r})")
+        if _plan_has(summary.plan, "LoadCSV"):
+            raise QueryError(_LOAD_CSV_REFUSED)
+
     @contextlib.contextmanager
-    def _errors(self, query: str):
+    def _errors(self, query: str, read_only: bool = False):
         try:
             yield
+        except Forbidden as e:
+            if read_only:
+                raise QueryError(_LOAD_CSV_REFUSED if "security" in (e.message or "") else _WRITE_REFUSED) from e
+            if "allowFileUrls" in (e.message or ""):
+                raise QueryError("LOAD CSV from file: URLs is off on the embedded server (a query could read any file "
+                                 f"it can); to allow it, restart it with {ENV_ALLOW_FILE_URLS}=1 set "
+                                 "(`audit server stop` first)") from e
+            raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
         except ClientError as e:
-            raise QueryError(f"{self.engine} refused the query: {e.message} (code {e.code})") from e
+            if read_only and e.code and ("AccessMode" in e.code or "Forbidden" in e.code):
+                raise QueryError(_WRITE_REFUSED) from e
+            raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
         except Neo4jError as e:
             raise StoreError(f"{self.engine} failed: {e.message} (code {e.code})") from e
         except (ServiceUnavailable, DriverError, OSError) as e:
@@ -226,6 +254,37 @@ class GraphStore:
     def counts(self) -> tuple[list[dict], list[dict]]:
         """Node counts per label and relationship counts per type."""
         return self.read(Q.COUNT_LABELS), self.read(Q.COUNT_TYPES)
+
+
+_WRITE_REFUSED = ("the query would change the graph, and it runs read-only: the engine refused it and nothing "
+                  "was changed. Pass --write to run it as a write")
+_LOAD_CSV_REFUSED = ("LOAD CSV is refused in read-only mode; nothing was read or changed. Pass --write to load "
+                     "(file: URLs also need AUDIT_EMBEDDED_ALLOW_FILE_URLS=1 on the embedded server)")
+
+
+def _connect(uri: str, auth: tuple[str, str], where: str) -> neo4j.Driver:
+    try:
+        driver = GraphDatabase.driver(uri, auth=auth)
+        driver.verify_connectivity()
+    except AuthError as e:
+        raise StoreError(f"{where} refused the credentials of user {auth[0]!r}: {e.message}") from e
+    except (ServiceUnavailable, DriverError, OSError, ValueError) as e:
+        raise StoreError(f"cannot reach {where}: {e}. Is the server running?") from e
+    return driver
+
+
+def _first_line(message: str | None) -> str:
+    """An engine message on one line (the embedded engine adds the query and a caret below)."""
+    return (message or "").strip().splitlines()[0] if (message or "").strip() else "(no message)"
+
+
+def _plan_has(plan, operator: str) -> bool:
+    """Whether an EXPLAIN plan (nested dicts or objects with operatorType/children) uses ``operator``."""
+    if not plan:
+        return False
+    kind = plan.get("operatorType", "") if isinstance(plan, dict) else getattr(plan, "operator_type", "")
+    children = plan.get("children", []) if isinstance(plan, dict) else getattr(plan, "children", [])
+    return kind.split("@")[0] == operator or any(_plan_has(c, operator) for c in children)
 
 
 class Transaction:

@@ -102,3 +102,15 @@ def small_pistol_run(store, folder: Path, cache: Path, graph: str, run_id: str, 
                "injection": InjectionConfig(max_epochs=20, target_rouge1=0.6), **request}
     run_audit(store, RunRequest(graph=graph, run_id=run_id, cache_dir=cache, **options), report=lambda line: None)
     return run_id
+
+
+def store_checksum(store) -> str:
+    """A checksum of every node and relationship of the store with all their properties (labels,
+    types, endpoints by key): equal before and after means nothing was written."""
+    import hashlib
+
+    nodes = store.read("MATCH (n) RETURN labels(n) AS labels, properties(n) AS props")
+    rels = store.read("MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, "
+                      "a.key AS head, b.key AS tail")
+    canonical = sorted(json.dumps(row, sort_keys=True, default=str) for row in nodes + rels)
+    return hashlib.sha256("\n".join(canonical).encode()).hexdigest()

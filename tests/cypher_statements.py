@@ -4,8 +4,8 @@
   builder functions return for every whitelisted argument;
 - the queries of the Neo4j Browser guide (``docker/neo4j/guides/*.html``, ``<pre mode="cypher">``);
 - ```` ```cypher ```` blocks in ``docs/*.md`` and the README;
-- the Cypher of ``audit query "..."`` and ``--cypher "..."`` examples in ``--help`` texts, the
-  README and the docs.
+- the Cypher of ``audit query`` and ``--cypher`` examples (in double quotes) in ``--help`` texts,
+  the README and the docs.
 
 Browser commands (``:param``, ``:play``) are not Cypher and are left out. ``$name`` parameters
 stay parameters.

@@ -98,7 +98,8 @@ def test_query_with_parameters_and_formats(run):
 def test_query_is_read_only_unless_write(run):
     result = run("query", "CREATE (n:Scratch {v: 1}) RETURN n.v AS v")
     assert result.exit_code == 1
-    assert result.output.startswith("Error: the query changes the graph and was rolled back; nothing was saved.")
+    assert result.output.startswith("Error: the query would change the graph, and it runs read-only: the engine "
+                                    "refused it and nothing was changed. Pass --write")
     count = run("query", "MATCH (n:Scratch) RETURN count(n) AS n", "--format", "json")
     assert json.loads(count.output) == [{"n": 0}]
     result = run("query", "CREATE (n:Scratch {v: 1}) RETURN n.v AS v", "--write", "--format", "json")

@@ -25,7 +25,7 @@ from rouge_score import rouge_scorer
 from audit.config import (PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, InjectionConfig, UnlearnConfig,
                           default_unlearn_lr)
 from audit.encoding import QAEncoder
-from audit.inject import inject, load_injected_model
+from audit.inject import inject, load_injected_model, remove_stale_staging
 from audit.models import select_hardware
 from audit.qa import load_graph_edges
 from audit.runner import RunRequest, run_audit
@@ -256,6 +256,11 @@ def test_a_killed_run_resumes_where_it_stopped(store, graph, cache_dir, store_di
         "MATCH (x:EdgeResult) WHERE x.run IN ['killed', 'straight'] AND x.edge = 'small/0_1' "
         "RETURN x.run AS run, x.answers_after AS a")}
     assert answers["killed"] == answers["straight"]
+    # ... and counts the work of the epochs before the kill (kept in the checkpoint)
+    work = {r["run"]: (r["steps"], r["tokens"]) for r in store.read(
+        "MATCH (r:Run) WHERE r.key IN ['killed', 'straight'] RETURN r.key AS run, r.unlearn_steps AS steps, "
+        "r.unlearn_tokens AS tokens")}
+    assert work["killed"] == work["straight"] and work["straight"][1] > 0
 
 
 # -- selectors ------------------------------------------------------------------------------------
@@ -402,3 +407,12 @@ def test_run_summary_as_json(store, graph, cache_dir, store_dir):
     assert forget["after"] == pytest.approx(qa_mean(store, "as-json", "forget", "after"))
     assert forget["change"] == pytest.approx(forget["after"] - forget["before"])
     assert len([m for m in out["measures"] if m["measure"].startswith("deviation score")]) == 1
+
+
+def test_a_killed_injection_leaves_no_staging_folder_behind(tmp_path):
+    folder = tmp_path / "injected"
+    dead, alive = folder / ".abc.999999999.tmp", folder / ".abc.1.tmp"     # pid 1 is always running
+    for path in (dead, alive):
+        (path / "model").mkdir(parents=True)
+    assert remove_stale_staging(folder) == [dead]
+    assert not dead.exists() and alive.exists()

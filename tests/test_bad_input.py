@@ -1,0 +1,353 @@
+"""Bad input gets a clear error and loses nothing: a corpus of bad files, arguments, queries and
+store folders, run in-process through the CLI against one store holding three graphs (PISTOL,
+text, Wikidata). For every case: a non-zero exit, exactly one line of output, `Error: ...` of at
+most 300 characters, naming the file (and the record or line where the case has one), no
+traceback, and a checksum of every node and relationship of the store, with all properties,
+unchanged. Each case's `needle` is a piece of text its error must contain."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from conftest import REPO, pistol_file, store_checksum
+
+EXAMPLES = REPO / "examples" / "text"
+
+
+@dataclass
+class Case:
+    id: str
+    args: list[str]                                     # {f} = the case's file, {dir} = its folder
+    content: bytes | None = None                        # the case's file, when it has one
+    needle: str = ""                                    # text the error line must contain
+    name_file: bool = True                              # the error names the case's file
+    exit_codes: tuple = (1, 2)
+    extra: dict = field(default_factory=dict)           # more files: name -> bytes
+
+
+def j(value) -> bytes:
+    return json.dumps(value).encode()
+
+
+def pistol_records() -> list[dict]:
+    records = json.loads(pistol_file("sample_data_1.json").read_text())
+    return [r for r in records if r["edge"] in ("A_B", "A_C")]
+
+
+def pistol_cases() -> list[Case]:
+    good = pistol_records()
+
+    def with_record(i: int, **change) -> bytes:
+        records = [dict(r) for r in good]
+        for k, v in change.items():
+            if v is KeyError:
+                records[i].pop(k)
+            else:
+                records[i][k] = v
+        return j(records)
+
+    build = ["build", "--pistol", "{f}", "--graph", "new"]
+    text = json.dumps(good)
+    cases = [
+        Case("empty", build, b"", "empty"),
+        Case("blank", build, b"  \n\t\n", "empty"),
+        Case("not-utf8", build, b'[{"question": "\xff\xfe"}]', "not UTF-8"),
+        Case("binary", build, bytes(range(256)) * 4, ""),
+        Case("truncated", build, text[: len(text) // 2].encode(), "not JSON"),
+        Case("object", build, j({"question": "q", "answer": "a", "edge": "A_B"}), "expected a JSON list"),
+        Case("empty-list", build, b"[]", "no records"),
+        Case("numbers", build, b"[1, 2, 3]", "record 0"),
+        Case("null-record", build, j(good[:5] + [None] + good[5:]), "record 5"),
+        Case("no-question", build, with_record(3, question=KeyError), "record 3"),
+        Case("no-answer", build, with_record(4, answer=KeyError), "record 4"),
+        Case("no-edge", build, with_record(6, edge=KeyError), "record 6"),
+        Case("question-int", build, with_record(2, question=7), "record 2"),
+        Case("answer-list", build, with_record(2, answer=["a"]), "record 2"),
+        Case("edge-null", build, with_record(9, edge=None), "record 9"),
+        Case("edge-no-underscore", build, with_record(0, edge="AB"), "record 0"),
+        Case("edge-empty-end", build, with_record(0, edge="_B"), "record 0"),
+        Case("question-no-template", build, with_record(5, question="How is the weather today?"), "record 5"),
+        Case("question-empty", build, with_record(5, question=""), "record 5"),
+        Case("answer-empty", build, with_record(5, answer=""), "record 5"),
+        Case("answer-nan", build, text.replace('"answer": "06-02-1998."', '"answer": NaN', 1).encode(), "record 0"),
+        Case("names-disagree", build, with_record(1, answer="Qqqqqq SA."), "Qqqqqq SA"),
+        Case("duplicate-key", build, text.replace('"edge": "A_B"', '"edge": "A_B", "edge": "A_C"', 1).encode(),
+             "appears twice"),
+        Case("deep-nesting", build, b"[" * 10000 + b"]" * 10000, "nested too deeply"),
+        Case("deep-in-record", build, with_record(0, answer=None).replace(b'"answer": null',
+                                                                           b'"answer": ' + b"[" * 5000 + b"]" * 5000),
+             "nested too deeply"),
+        Case("huge-answer", build, with_record(1, answer="x" * 50_000_000), "record 1"),
+        Case("trailing-comma", build, (text[:-1] + ",]").encode(), "not JSON"),
+        Case("comments", build, ("// contracts\n" + text).encode(), "not JSON"),
+        Case("single-quotes", build, text.replace('"', "'").encode(), "not JSON"),
+        Case("other-content-same-name", ["build", "--pistol", "{f}", "--graph", "sample_data_1"], j(good),
+             "already holds other content"),
+        Case("missing-file", ["build", "--pistol", "{dir}/nope.json"], None, "nope.json", name_file=False),
+        Case("directory", ["build", "--pistol", "{dir}"], None, "", name_file=False),
+        Case("graph-empty-name", ["build", "--pistol", "{f}", "--graph", ""], j(good), "--graph", name_file=False),
+        Case("graph-bad-name", ["build", "--pistol", "{f}", "--graph", "a/b"], j(good), "a/b"),
+        Case("graph-long-name", ["build", "--pistol", "{f}", "--graph", "g" * 1000], j(good), ""),
+        Case("two-files-one-graph", ["build", "--pistol", "{f}", "--pistol", "{dir}/same/{name}"], j(good),
+             "both become graph", name_file=False, extra={"same/{name}": j(good)}),
+        Case("split-bad", ["build", "--pistol", "{f}", "--split", "both"], j(good), "--split", name_file=False),
+    ]
+    return [Case(f"pistol-{c.id}", c.args, c.content, c.needle, c.name_file, c.exit_codes, c.extra) for c in cases]
+
+
+def text_cases() -> list[Case]:
+    forget = (EXAMPLES / "forget.txt").read_bytes()
+    build = ["build", "--forget", "{f}", "--graph", "new-text"]
+    cases = [
+        Case("empty", build, b"", "empty"),
+        Case("not-utf8", build, b"Ada Lovelace was born in London.\xff\xfe", "UTF-8"),
+        Case("no-facts", build, b"Hello there. Nothing is stated here.", "no facts"),
+        Case("missing", ["build", "--forget", "{dir}/nope.txt"], None, "nope.txt", name_file=False),
+        Case("jsonl-bad-line", build[:2] + ["{f}"] + build[3:], b'{"text": "Ada was born in London."}\n{"text": \n',
+             "line 2"),
+        Case("jsonl-not-object", build, b'{"text": "Ada was born in London."}\n[1, 2]\n', "line 2"),
+        Case("jsonl-no-field", build, b'{"body": "Ada was born in London."}\n', "line 1"),
+        Case("jsonl-field-not-text", build, b'{"text": 12}\n', "line 1"),
+        Case("jsonl-deep", build, b'{"text": ' + b"[" * 5000 + b"]" * 5000 + b"}\n", "nested too deeply"),
+        Case("jsonl-duplicate-key", build, b'{"text": "Ada was born in London.", "text": "x"}\n', "appears twice"),
+        Case("json-not-list", build, j({"text": "Ada was born in London."}), "expected a JSON list"),
+        Case("json-ints", build, j([1, 2]), "record 0"),
+        Case("retain-only", ["build", "--retain", "{f}"], forget, "--forget", name_file=False),
+        Case("passage-tokens-zero", build + ["--passage-tokens", "0"], forget, "passage", name_file=False),
+        Case("format-bad", build + ["--format", "xml"], forget, "--format", name_file=False),
+        Case("extractor-bad", build + ["--extractor", "magic"], forget, "--extractor", name_file=False),
+        Case("spacy-model-missing", build + ["--spacy-model", "xx_nonexistent_sm"], forget, "xx_nonexistent_sm",
+             name_file=False),
+        Case("other-content-same-name", ["build", "--forget", "{f}", "--graph", "sample_data_1"], forget,
+             "already holds other content"),
+        Case("mixed-with-pistol", ["build", "--forget", "{f}", "--pistol", "{f}"], forget, "separate commands",
+             name_file=False),
+    ]
+    out = []
+    for c in cases:
+        suffix = ".jsonl" if c.id.startswith("jsonl") else ".json" if c.id.startswith("json-") else ".txt"
+        out.append(Case(f"text-{c.id}", c.args, c.content, c.needle, c.name_file, c.exit_codes,
+                        {**c.extra, "suffix": suffix.encode()}))
+    return out
+
+
+def wikidata_cases() -> list[Case]:
+    entity = {"type": "item", "id": "Q1", "labels": {"en": {"language": "en", "value": "Ada Test"}},
+              "claims": {"P31": [{"mainsnak": {"snaktype": "value", "property": "P31", "datatype": "wikibase-item",
+                                               "datavalue": {"type": "wikibase-entityid",
+                                                             "value": {"entity-type": "item", "id": "Q5"}}},
+                                  "rank": "normal"}],
+                         "P1477": [{"mainsnak": {"snaktype": "value", "property": "P1477", "datatype": "nonsense-type",
+                                                 "datavalue": {"type": "string", "value": "x"}}, "rank": "normal"}]}}
+    line = json.dumps(entity)
+    build = ["build", "--wikidata", "{f}", "--graph", "people"]
+    cases = [
+        Case("empty", build, b"", "empty"),
+        Case("truncated-line", build, ("[\n" + line + ",\n" + line[:40] + "\n]\n").encode(), "line 3"),
+        Case("no-closing", build, ("[\n" + line + ",\n" + line.replace('"Q1"', '"Q2"') + "\n").encode(), "truncated"),
+        Case("text-after-close", build, ("[\n" + line + "\n]\nextra\n").encode(), "line 4"),
+        Case("not-json", build, b"hello\nworld\n", "line 1"),
+        Case("deep-line", build, b"[\n" + b"[" * 5000 + b"]" * 5000 + b"\n]\n", "nested too deeply"),
+        Case("deep-jsonl", build, (line + "\n").encode() + b"{" + b'"a":[' * 5000 + b"]" * 5000 + b"}\n", "line 2"),
+        Case("not-utf8", build, b"[\n\xff\xfe\n]\n", ""),
+        Case("gzip-corrupt", ["build", "--wikidata", "{f}", "--graph", "people"], b"\x1f\x8b\x08" + b"\x00" * 50, ""),
+        Case("bz2-corrupt", ["build", "--wikidata", "{f}", "--graph", "people"], b"BZh9" + b"\x00" * 50, ""),
+        Case("unknown-datatype-only", build + ["--replace"], (line + "\n").encode(), "no facts"),
+        Case("missing", ["build", "--wikidata", "{dir}/nope.json"], None, "nope.json", name_file=False),
+        Case("instance-of-bad", build + ["--instance-of", "human"], (line + "\n").encode(), "human",
+             name_file=False),
+        Case("labels-bad", build + ["--labels", "{dir}/labels.tsv"], (line + "\n").encode(), "labels.tsv",
+             name_file=False, extra={"labels.tsv": b"not a label line\n"}),
+        Case("other-content-same-name", ["build", "--wikidata", "{f}", "--graph", "sample_data_1"],
+             gzip.compress((json.dumps({**entity, "claims": {"P31": entity["claims"]["P31"]}}) + "\n").encode()),
+             ""),
+    ]
+    return [Case(f"wikidata-{c.id}", c.args, c.content, c.needle, c.name_file, c.exit_codes, c.extra) for c in cases]
+
+
+def cli_cases() -> list[Case]:
+    plain = [
+        ("unknown-command", ["fly"], "fly"),
+        ("unknown-option", ["edges", "--colour", "red"], "--colour"),
+        ("format-bad", ["edges", "--format", "xml"], "--format"),
+        ("edges-unknown-graph", ["edges", "--graph", "nosuch"], "no graph named 'nosuch'"),
+        ("edges-unknown-run", ["edges", "--run", "nosuch"], "no run 'nosuch'"),
+        ("edges-export-xlsx", ["edges", "--output", "{dir}/x.xlsx"], ".csv or .parquet"),
+        ("runs-unknown", ["runs", "nosuch"], "no run 'nosuch'"),
+        ("runs-delete-no-id", ["runs", "--delete"], "--delete needs a RUN_ID"),
+        ("runs-delete-unknown", ["runs", "nosuch", "--delete"], "no run 'nosuch'"),
+        ("stats-unknown-graph", ["stats", "--graph", "nosuch"], "no graph named 'nosuch'"),
+        ("stats-pistol-graph", ["stats", "--graph", "sample_data_1"], "not text corpora"),
+        ("view-unknown-run", ["view", "--run", "nosuch"], "no run 'nosuch'"),
+        ("report-unknown-run", ["report", "--run", "nosuch", "--output", "{dir}/r"], "no run 'nosuch'"),
+        ("compare-unknown", ["compare", "nosuch", "other"], "no run 'nosuch'"),
+        ("leakage-unknown", ["leakage", "--run", "nosuch"], "no run 'nosuch'"),
+        ("run-no-graph", ["run", "--select", "top-degree:1"], "--graph"),
+        ("run-unknown-graph", ["run", "--graph", "nosuch", "--select", "top-degree:1"], "no graph named 'nosuch'"),
+        ("run-bad-selector", ["run", "--graph", "sample_data_1", "--select", "widest:3"], "unknown selector"),
+        ("run-bad-method", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--method", "magic"], "--method"),
+        ("run-epochs-zero", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--epochs", "0"], "epochs"),
+        ("run-lr-negative", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--lr", "-1"], "--lr"),
+        ("run-lr-text", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--lr", "fast"], "--lr"),
+        ("run-method-option", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--method-option", "x"],
+         "name=value"),
+        ("run-no-selection", ["run", "--graph", "sample_data_1"], "--select"),
+        ("run-model-missing", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--model", "./no/model"],
+         "does not exist"),
+        ("run-no-inject-scratch", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--no-inject"],
+         "scratch"),
+        ("run-retain-bad", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--retain", "some"],
+         "--retain 'some'"),
+        ("run-batch-size-zero", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--batch-size", "0"],
+         "batch"),
+        ("run-device-bad", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--device", "tpu"], "tpu"),
+        ("run-utility-missing", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--utility",
+                                 "{dir}/nope.json"], "nope.json"),
+        ("run-cypher-no-key", ["run", "--graph", "sample_data_1", "--cypher", "MATCH (n:Entity) RETURN n.key AS k"],
+         "column named key"),
+        ("run-cypher-and-select", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--cypher",
+                                   "MATCH (n) RETURN n.key AS key"], "exactly one"),
+        ("run-inject-target-bad", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--inject-target", "2"],
+         "--inject-target"),
+        ("generate-fraction-bad", ["generate", "pistol", "--topology", "chain", "--nodes", "4",
+                                   "--employment-fraction", "2", "-o", "{dir}/g.json"], "fraction"),
+        ("generate-edges-missing", ["generate", "pistol", "--edges", "{dir}/nope.txt", "-o", "{dir}/g.json"],
+         "nope.txt"),
+        ("memorization-not-wikidata", ["memorization", "--graph", "sample_data_1", "--model", "./m"], ""),
+        ("memorization-scratch", ["memorization", "--graph", "people", "--model", "scratch"], "scratch"),
+        ("generate-nodes-zero", ["generate", "pistol", "--topology", "chain", "--nodes", "0", "-o", "{dir}/g.json"],
+         "nodes"),
+        ("generate-topology-bad", ["generate", "pistol", "--topology", "torus", "--nodes", "4", "-o", "{dir}/g.json"],
+         "--topology"),
+        ("generate-people-zero", ["generate", "wikidata", "--people", "0", "-o", "{dir}/p.json"], "--people"),
+        ("query-no-cypher", ["query"], "CYPHER"),
+        ("query-param-no-equals", ["query", "RETURN 1", "--param", "k"], "name=value"),
+        ("query-param-bad-name", ["query", "RETURN 1", "--param", "1k=2"], "name=value"),
+        ("query-param-deep", ["query", "RETURN $x AS x", "--param", "x=" + "[" * 10000 + "]" * 10000],
+         "nested too deeply"),
+        ("query-param-duplicate", ["query", "RETURN $x AS x", "--param", 'x={"a": 1, "a": 2}'], "appears twice"),
+        ("query-syntax", ["query", "MATCH (n RETURN n"], "refused the query"),
+        ("query-two-statements", ["query", "RETURN 1; CREATE (:Z)"], "refused the query"),
+        ("query-empty", ["query", ""], ""),
+        ("query-unknown-function", ["query", "RETURN nosuchfunction(1)"], ""),
+        ("query-write-read-only", ["query", "MATCH (n:Entity) CALL { WITH n SET n.x = 1 } IN TRANSACTIONS RETURN 1"],
+         "runs read-only"),
+        ("query-load-csv", ["query", "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 2"], "LOAD CSV"),
+        ("coverage-missing-file", ["coverage", "{dir}/nope.json", "--graph", "demo-text"], "nope.json"),
+        ("server-bad", ["server", "restart"], "restart"),
+    ]
+    return [Case(f"cli-{i}", args, None, needle, name_file=False) for i, args, needle in plain]
+
+
+CASES = pistol_cases() + text_cases() + wikidata_cases() + cli_cases()
+
+
+@pytest.fixture(scope="module")
+def baseline(settings, store_dir, tmp_path_factory):
+    """The store every case runs against: a PISTOL, a text and a Wikidata graph."""
+    from graphstore import GraphStore
+
+    folder = tmp_path_factory.mktemp("baseline")
+    with GraphStore.open(settings) as store:
+        store.write("MATCH (n) DETACH DELETE n")
+    people = folder / "people.json"
+    runner = CliRunner()
+    for args in (["build", "--pistol", str(pistol_file("sample_data_1.json"))],
+                 ["build", "--forget", str(EXAMPLES / "forget.txt"), "--retain", str(EXAMPLES / "retain.jsonl"),
+                  "--graph", "demo-text"],
+                 ["generate", "wikidata", "--people", "3", "--seed", "2", "-o", str(people)],
+                 ["build", "--wikidata", str(people), "--graph", "people"]):
+        result = runner.invoke(cli, args + (["--store", str(store_dir)] if args[0] == "build" else []),
+                               catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    with GraphStore.open(settings) as store:
+        yield store
+
+
+def test_the_corpus_is_large_and_every_case_is_named_once():
+    assert len(CASES) >= 120
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_bad_input_is_one_clear_line_and_changes_nothing(baseline, store_dir, tmp_path, case):
+    suffix = case.extra.get("suffix", b".json").decode()
+    path = tmp_path / f"input{suffix}"
+    if case.content is not None:
+        path.write_bytes(case.content)
+    for name, content in case.extra.items():
+        if name != "suffix":
+            target = tmp_path / name.replace("{name}", path.name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+    args = [a.replace("{f}", str(path)).replace("{dir}", str(tmp_path)).replace("{name}", path.name)
+            for a in case.args]
+    if args and args[0] not in ("generate",) and "--store" not in args and args != ["fly"]:
+        args += ["--store", str(store_dir)]
+    before = store_checksum(baseline)
+    result = CliRunner().invoke(cli, args)
+    output = result.output
+    assert "Traceback" not in output and not isinstance(result.exception, (AssertionError, RecursionError)), output
+    assert result.exit_code in case.exit_codes, f"exit {result.exit_code}: {output[:500]}"
+    lines = output.strip().splitlines()
+    assert len(lines) == 1, f"{len(lines)} lines: {output[:1000]}"
+    assert lines[0].startswith("Error: ") and len(lines[0]) <= 300, lines[0]
+    assert case.needle in lines[0], lines[0]
+    if case.name_file:
+        assert path.name in lines[0], lines[0]
+    assert store_checksum(baseline) == before
+
+
+def test_a_store_folder_that_is_a_file_or_leaks_its_password(tmp_path, baseline):
+    before = store_checksum(baseline)
+    a_file = tmp_path / "store-file"
+    a_file.write_text("not a folder")
+    result = CliRunner().invoke(cli, ["status", "--store", str(a_file)])
+    assert result.exit_code == 1 and result.output.startswith("Error: ") and len(result.output.splitlines()) == 1
+    leaky = tmp_path / "leaky"
+    leaky.mkdir()
+    (leaky / "credentials").write_text("secret\n")
+    os.chmod(leaky / "credentials", 0o644)
+    result = CliRunner().invoke(cli, ["status", "--store", str(leaky)])
+    assert result.exit_code == 1 and "readable by others" in result.output
+    assert store_checksum(baseline) == before
+
+
+def test_two_builds_of_the_same_content_at_once_both_succeed(baseline, store_dir, tmp_path):
+    data = tmp_path / "same.json"
+    data.write_bytes(j(pistol_records()))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "cli.main", "build", "--pistol", str(data), "--graph", "same",
+               "--store", str(store_dir)]
+    processes = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(3)]
+    outputs = [p.communicate(timeout=300) for p in processes]
+    assert all(p.returncode == 0 for p in processes), outputs
+    statuses = sorted(out.split(" - ")[0].split(": ")[1] for out, _ in outputs)
+    assert statuses.count("loaded") == 1 and statuses.count("unchanged") == 2, statuses
+    assert baseline.read("MATCH (g:Graph {key: 'same'}) RETURN count(g) AS n")[0]["n"] == 1
+    baseline.write("MATCH (n {graph: 'same'}) DETACH DELETE n")
+    baseline.write("MATCH (g:Graph {key: 'same'}) DELETE g")
+
+
+def test_a_wikidata_file_with_no_facts_never_replaces_a_graph(baseline, store_dir, tmp_path):
+    """The finding of the issue: --replace with a file whose only statement has an unknown
+    datatype replaced a 5-subject graph by 1 subject and 0 facts."""
+    case = next(c for c in CASES if c.id == "wikidata-unknown-datatype-only")
+    path = tmp_path / "input.json"
+    path.write_bytes(case.content)
+    facts = baseline.read("MATCH (:Entity {graph: 'people'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"]
+    result = CliRunner().invoke(cli, ["build", "--wikidata", str(path), "--graph", "people", "--replace",
+                                      "--store", str(store_dir)])
+    assert result.exit_code == 1 and "no facts were found" in result.output and "left as it was" in result.output
+    assert baseline.read("MATCH (:Entity {graph: 'people'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"] == facts > 0

@@ -1,0 +1,84 @@
+"""Read-only is enforced by the engine before anything is written: `audit query` without
+--write, `audit run --cypher` and every selector run as the embedded engine's read-only user
+(docs/schema.md, "Read-only"). Each case: refused with one `Error:` line, no traceback, and the
+store's checksum unchanged. The writes go through every route the engine offers, nested
+transactions included; counters read after the fact are not what refuses them."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from conftest import pistol_file, store_checksum
+from graphstore.errors import QueryError
+
+WRITES = [
+    "CREATE (:X {v: 1})",
+    "MATCH (n:Entity) SET n.x = 1 RETURN count(n)",
+    "MATCH (n:Entity) REMOVE n.name RETURN count(n)",
+    "MATCH (n:Entity) SET n:Extra RETURN count(n)",
+    "MATCH (n:Component) DETACH DELETE n",
+    "MATCH ()-[f:FACT]->() DELETE f",
+    "MERGE (n:Entity {key: 'new'}) RETURN n",
+    "MATCH (n:Entity) CALL { WITH n SET n.x = 1 } IN TRANSACTIONS RETURN 1",
+    "UNWIND [1] AS x CALL { CREATE (:X {v: 1}) } IN TRANSACTIONS RETURN 1",
+    "MATCH (n:Component {graph: 'sample_data_1'}) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS RETURN 'x' AS key",
+    "UNWIND range(1, 3) AS i CALL { WITH i CREATE (:X {v: i}) } IN TRANSACTIONS OF 1 ROWS RETURN i",
+    "FOREACH (i IN [1, 2] | CREATE (:X {v: i}))",
+    "MATCH (a:Entity), (b:Entity) WHERE a <> b CREATE (a)-[:NEW]->(b)",
+    "CREATE INDEX extra IF NOT EXISTS FOR (n:Entity) ON (n.extra)",
+    "MATCH (n:Entity) WITH n LIMIT 1 SET n += {x: 1} RETURN n.key",
+    "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 2",
+    "LOAD CSV FROM 'file:///etc/passwd' AS row CREATE (:X {line: row[0]})",
+]
+
+
+@pytest.fixture()
+def loaded(store, store_dir):
+    result = CliRunner().invoke(cli, ["build", "--pistol", str(pistol_file("sample_data_1.json")),
+                                      "--store", str(store_dir)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return store
+
+
+@pytest.mark.parametrize("cypher", WRITES)
+def test_audit_query_without_write_is_refused_by_the_engine(loaded, store_dir, cypher):
+    before = store_checksum(loaded)
+    result = CliRunner().invoke(cli, ["query", cypher, "--store", str(store_dir)])
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and len(lines[0]) <= 300, result.output
+    assert "Traceback" not in result.output
+    assert ("LOAD CSV is refused in read-only mode" if "LOAD CSV" in cypher
+            else "runs read-only: the engine refused it") in lines[0]
+    assert store_checksum(loaded) == before
+
+
+@pytest.mark.parametrize("cypher", WRITES[7:10])
+def test_run_cypher_selector_cannot_write(loaded, store_dir, tmp_path, cypher):
+    before = store_checksum(loaded)
+    result = CliRunner().invoke(cli, ["run", "--graph", "sample_data_1", "--cypher", cypher, "--device", "cpu",
+                                      "--cache-dir", str(tmp_path), "--store", str(store_dir)])
+    assert result.exit_code == 1 and "runs read-only: the engine refused it" in result.output
+    assert store_checksum(loaded) == before
+    assert loaded.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0
+
+
+def test_reads_as_the_read_only_user_see_everything(loaded):
+    result = loaded.run_query("MATCH (n:Entity {graph: $g}) RETURN count(n) AS n", {"g": "sample_data_1"})
+    assert result.rows == [[loaded.read("MATCH (n:Entity {graph: 'sample_data_1'}) RETURN count(n) AS n")[0]["n"]]]
+    with pytest.raises(QueryError, match="runs read-only"):
+        loaded.read("CREATE (:X)")        # the library's own read path is the read-only user too
+
+
+def test_write_mode_writes_and_nested_transactions_commit(loaded):
+    result = loaded.run_query("UNWIND range(1, 3) AS i CALL { WITH i CREATE (:Scratch {v: i}) } IN TRANSACTIONS "
+                              "OF 1 ROWS RETURN count(*) AS n", allow_write=True)
+    assert result.rows == [[3]]
+    assert loaded.read("MATCH (n:Scratch) RETURN count(n) AS n")[0]["n"] == 3
+
+
+def test_load_csv_from_files_is_off_on_the_embedded_server_even_with_write(loaded):
+    with pytest.raises(QueryError, match="LOAD CSV from file: URLs is off on the embedded server"):
+        loaded.run_query("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 1", allow_write=True)
