@@ -24,6 +24,7 @@ from audit.encoding import PROMPT_VERSION, QAEncoder
 from audit.models import Hardware, fingerprint, load_model, load_tokenizer
 from audit.qa import Edge
 from audit.scratch import build_scratch
+from graphstore.embedded import pid_alive
 from graphstore.errors import ConfigError
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from graphstore.progress import Progress
@@ -109,20 +110,10 @@ def remove_stale_staging(folder: Path) -> list[Path]:
             pid = int(staging.name.rsplit(".", 2)[-2])
         except (ValueError, IndexError):
             continue
-        if pid != os.getpid() and not _alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(staging, ignore_errors=True)
             removed.append(staging)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _injected(folder: Path, info: dict, cached: bool) -> Injected:

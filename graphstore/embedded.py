@@ -281,7 +281,7 @@ class EmbeddedServer:
             child = _children.get(pid)
             if child is not None and child.poll() is not None:
                 _children.pop(pid, None)
-            if not _pid_alive(pid):
+            if not pid_alive(pid):
                 return True
             time.sleep(0.1)
         return False
@@ -292,7 +292,7 @@ class EmbeddedServer:
         self._wait_gone(pid, 10.0)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     """True for a live process; a zombie (exited, not yet reaped) counts as gone."""
     try:
         os.kill(pid, 0)
@@ -309,7 +309,7 @@ def _pid_alive(pid: int) -> bool:
 
 def _is_our_daemon(pid: int) -> bool:
     """The pid is alive and is our server, not another process that reused the pid."""
-    if not _pid_alive(pid):
+    if not pid_alive(pid):
         return False
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()

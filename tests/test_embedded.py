@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from graphstore.embedded import EmbeddedServer, _pid_alive
+from graphstore.embedded import EmbeddedServer, pid_alive
 
 
 def _listening_addresses(port: int) -> set[str]:
@@ -70,7 +70,7 @@ def test_concurrent_starts_share_one_server_and_stop_leaves_no_process(tmp_path)
     server = EmbeddedServer(tmp_path)
     assert server.running().pid == pid
     assert server.stop() is True
-    assert not _pid_alive(pid)
+    assert not pid_alive(pid)
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
     assert leftovers == []
     assert server.running() is None
