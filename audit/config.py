@@ -33,7 +33,12 @@ class InjectionConfig:
     def learning_rate(self, full_training: bool) -> float:
         return self.lr if self.lr is not None else (3e-3 if full_training else 2e-4)
 
-    def check(self) -> None:
+    def check(self, model: str | None = None) -> None:
+        """Refuses bad values, and injection off for ``model`` when it is a scratch model (untrained,
+        it knows nothing to unlearn)."""
+        if not self.enabled and model is not None and parse_scratch(model):
+            raise ConfigError(f"--model {model} with --no-inject: a scratch model is untrained and knows nothing "
+                              "to unlearn; give a trained model folder, or leave injection on")
         if not 0.0 < self.target_rouge1 <= 1.0:
             raise ConfigError(f"--inject-target {self.target_rouge1}: must be in (0, 1]")
         _positive(max_epochs=self.max_epochs, batch_size=self.batch_size, eval_every=self.eval_every,
@@ -119,8 +124,7 @@ def model_width(model: str) -> int | None:
         values = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    width = next((values.get(k) for k in ("hidden_size", "n_embd", "d_model") if isinstance(values.get(k), int)), None)
-    return width
+    return next((values[k] for k in ("hidden_size", "n_embd", "d_model") if isinstance(values.get(k), int)), None)
 
 
 def default_unlearn_lr(method: str, model: str) -> float:

@@ -25,7 +25,6 @@ from audit.models import Hardware, fingerprint, load_model, load_tokenizer
 from audit.qa import Edge
 from audit.scratch import build_scratch
 from graphstore.embedded import pid_alive
-from graphstore.errors import ConfigError
 from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from graphstore.progress import Progress
 
@@ -70,11 +69,8 @@ def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge
            hardware: Hardware, cache_dir: Path) -> Injected:
     """Return the cached injected model for these settings, training it first if needed
     (or the model as it is, when injection is off)."""
-    config.check()
+    config.check(model_spec)
     if not config.enabled:
-        if parse_scratch(model_spec):
-            raise ConfigError(f"--model {model_spec} with --no-inject: a scratch model is untrained and knows "
-                              "nothing to unlearn; give a trained model folder, or leave injection on")
         return Injected(Path(model_spec), model_spec, None,
                         {"key": "none", "kind": "none", "epochs": 0, "reached": True, "min_rouge1": None,
                          "mean_rouge1": None}, cached=True)

@@ -50,7 +50,6 @@ QA_MEASURES = ("rouge1", "mrr", "top100", "exact_memorization", "extraction_stre
 TOP_K = 100
 
 
-
 @functools.cache
 def _rouge_scorer():
     # rouge_score pulls in nltk (~0.3 s): loaded on the first answer scored, not on import.

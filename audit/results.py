@@ -62,9 +62,13 @@ def require_run(store: GraphStore, run: str) -> dict:
     node = get_run(store, run)
     if node is None:
         known = [r["key"] for r in store.read(Q.RUN_LIST, graph=None)]   # oldest first
-        latest = known[-10:]
-        raise ConfigError(f"no run {run!r}; runs there: "
-                          f"{', '.join(latest) + (f' (the latest 10 of {len(known)}: audit runs)' if len(known) > 10 else '') if known else '(none: audit run makes one)'}")
+        if not known:
+            listing = "(none: audit run makes one)"
+        elif len(known) > 10:
+            listing = f"{', '.join(known[-10:])} (the latest 10 of {len(known)}: audit runs)"
+        else:
+            listing = ", ".join(known)
+        raise ConfigError(f"no run {run!r}; runs there: {listing}")
     return node
 
 

@@ -85,7 +85,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     method = method_class(request.method)(apply_options(method_class(request.method).config_class(),
                                                         request.method_options, f"method {request.method}"))
     request.unlearn.check()
-    request.injection.check()
+    request.injection.check(request.model)
     lr_source = "given"
     if request.unlearn.lr is None:
         width = model_width(request.model)
@@ -99,9 +99,6 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     hardware = select_hardware(request.device)
     if parse_scratch(request.model) is None:
         check_model_path(request.model)
-    elif not request.injection.enabled:
-        raise ConfigError(f"--model {request.model} with --no-inject: a scratch model is untrained and knows nothing "
-                          "to unlearn; give a trained model folder, or leave injection on")
     judge = load_judge(request.equivalence) if request.equivalence else None
 
     settings = {

@@ -101,7 +101,7 @@ def sweep(store, root: Path, name: str, args, hardware) -> None:
             unlearner = Unlearner(model, encoder, method_class(method)(config), UnlearnConfig(epochs=args.epochs, lr=lr, seed=seed),
                                   hardware.device)
             started = time.perf_counter()
-            unlearner.run(forget_qas, retain_qas, refusals)
+            unlearner.run(forget_qas, retain_qas, refusals, progress=None)
             seconds = time.perf_counter() - started
             after = E.per_edge(E.evaluate(unlearner.model, encoder, forget_qas + retain_qas))
             forget_after = sum(after[k]["rouge1"] for k in forget) / len(forget)

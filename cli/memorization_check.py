@@ -7,16 +7,15 @@ from pathlib import Path
 
 import click
 
-from audit.config import MemorizationConfig
+from audit.config import SIZES, MemorizationConfig
 from audit.properties import load_registry
-from audit.config import SIZES
 from cli.build_wikidata import wikidata_graph
 from cli.common import connection_options, emit_rows
 from extract.wikidata_generate import generate_people
 from extract.wikidata_write import write_entities
 from graphstore import GraphStore
-from graphstore.progress import say
 from graphstore.ingest import write_graph
+from graphstore.progress import say
 
 WIKIMEM_PROPERTIES = ("P106", "P1412", "P19", "P21", "P27")
 

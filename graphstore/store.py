@@ -278,13 +278,12 @@ def _first_line(message: str | None) -> str:
     return (message or "").strip().splitlines()[0] if (message or "").strip() else "(no message)"
 
 
-def _plan_has(plan, operator: str) -> bool:
-    """Whether an EXPLAIN plan (nested dicts or objects with operatorType/children) uses ``operator``."""
+def _plan_has(plan: dict | None, operator: str) -> bool:
+    """Whether an EXPLAIN plan (the driver's nested dicts: operatorType, children) uses ``operator``."""
     if not plan:
         return False
-    kind = plan.get("operatorType", "") if isinstance(plan, dict) else getattr(plan, "operator_type", "")
-    children = plan.get("children", []) if isinstance(plan, dict) else getattr(plan, "children", [])
-    return kind.split("@")[0] == operator or any(_plan_has(c, operator) for c in children)
+    return (plan.get("operatorType", "").split("@")[0] == operator
+            or any(_plan_has(child, operator) for child in plan.get("children", [])))
 
 
 class Transaction:
