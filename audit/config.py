@@ -10,7 +10,7 @@ from pathlib import Path
 
 from graphstore.errors import ConfigError
 
-# The unlearning methods, by name (each is a module of audit/methods registered under one of
+# The unlearning methods, by name (each is a module of audit/run/methods registered under one of
 # these). Listed here so that the command line can offer them without importing torch.
 UNLEARNING_METHODS = ("ga", "gd", "kl", "dpo", "npo", "simnpo")
 EVAL_BATCH_SIZE = 32   # QA pairs per generation/scoring batch of an evaluation

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import torch
 
-from audit.equivalence import load_judge
-from audit.metrics import rouge1_recall
+from audit.measure.equivalence import load_judge
+from audit.measure.metrics import rouge1_recall
 from graphstore.errors import InputDataError
 
 PAIRS = Path(__file__).resolve().parents[1] / "audit" / "data" / "equivalence_pairs.v1.jsonl"

@@ -1,7 +1,7 @@
 """Evaluation speed: the batched evaluator against answering one question at a time.
 
 Prints, in one run on one scratch model and one PISTOL-style dataset:
-- batched: ``audit.evaluate.evaluate(..., batch_size=N)`` on every QA pair (left-padded greedy
+- batched: ``audit.measure.evaluate.evaluate(..., batch_size=N)`` on every QA pair (left-padded greedy
   generation, then right-padded teacher-forced scoring), in QA pairs/s;
 - naive: a hand-written loop on a sample of the same pairs, one question at a time, no padding:
   ``model.generate`` on the prompt alone, then one forward pass over prompt + answer for the
@@ -31,16 +31,16 @@ from pathlib import Path
 
 import torch
 
-from audit import evaluate as E
-from audit import metrics as M
-from audit.encoding import QAEncoder
-from audit.models import load_model, load_tokenizer, select_hardware
-from audit.qa import QAExample
+from audit.measure import evaluate as E
+from audit.measure import metrics as M
+from audit.models.encoding import QAEncoder
+from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.run.qa import QAExample
 from audit.config import SIZES
-from audit.scratch import build_scratch
-from audit.training import batches, epoch_order, optimizer_and_schedule, seed_everything
-from extract.pistol_generate import generate_pistol
-from extract.topology import build_topology
+from audit.models.scratch import build_scratch
+from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
+from extract.pistol.generate import generate_pistol
+from extract.pistol.topology import build_topology
 
 
 def pistol_examples(edges: int, seed: int) -> list[QAExample]:
@@ -154,7 +154,7 @@ def spread_sample(items: list, k: int) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", default="tiny", choices=["tiny", "small"], help="scratch model size (audit/scratch.py)")
+    parser.add_argument("--size", default="tiny", choices=["tiny", "small"], help="scratch model size (audit/models/scratch.py)")
     parser.add_argument("--edges", type=int, default=40, help="PISTOL edges (20 QA pairs each)")
     parser.add_argument("--batch-size", type=int, default=E.DEFAULT_BATCH_SIZE, help="QA pairs per batch of the evaluator")
     parser.add_argument("--naive-sample", type=int, default=200, help="QA pairs answered one at a time (QA/s extrapolated)")

@@ -36,8 +36,8 @@ import re
 import time
 from pathlib import Path
 
-from extract.normalize import canonical, normalize_name, relations, resolve_short_mentions
-from extract.rules import RulesExtractor
+from extract.text.normalize import canonical, normalize_name, relations, resolve_short_mentions
+from extract.text.rules import RulesExtractor
 
 
 GAZETTEER = Path(__file__).parents[1] / "extract/data/gazetteer.v1.json"

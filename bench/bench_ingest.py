@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from extract.pistol_generate import generate_pistol, write_dataset
-from extract.pistol_load import load_pistol
-from extract.topology import build_topology
+from extract.pistol.generate import generate_pistol, write_dataset
+from extract.pistol.load import load_pistol
+from extract.pistol.topology import build_topology
 from graphstore import ConnectionSettings, GraphStore
 from graphstore import queries as Q
 from graphstore.embedded import EmbeddedServer

@@ -24,18 +24,18 @@ from pathlib import Path
 
 import torch
 
-from audit import evaluate as E
+from audit.measure import evaluate as E
 from audit.config import InjectionConfig, UnlearnConfig, apply_options, default_unlearn_lr
-from audit.encoding import QAEncoder
-from audit.inject import inject, load_injected_model
-from audit.methods import method_class
-from audit.models import select_hardware
-from audit.qa import load_graph_edges, load_refusals
-from audit.selectors import select
-from audit.unlearn import Unlearner
-from extract.pistol_generate import generate_pistol, write_dataset
-from extract.pistol_load import load_pistol
-from extract.topology import build_topology
+from audit.models.encoding import QAEncoder
+from audit.run.injection import inject, load_injected_model
+from audit.run.methods import method_class
+from audit.models.load import select_hardware
+from audit.run.qa import load_graph_edges, load_refusals
+from audit.run.selectors import select
+from audit.run.unlearning import Unlearner
+from extract.pistol.generate import generate_pistol, write_dataset
+from extract.pistol.load import load_pistol
+from extract.pistol.topology import build_topology
 from graphstore import ConnectionSettings, GraphStore
 from graphstore.embedded import EmbeddedServer
 from graphstore.ingest import write_graph

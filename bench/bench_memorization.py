@@ -26,17 +26,17 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from audit.canaries import value_pools  # noqa: E402
-from audit.likelihood import SentenceScorer  # noqa: E402
+from audit.measure.memorization.canaries import value_pools  # noqa: E402
+from audit.measure.likelihood import SentenceScorer  # noqa: E402
 from audit.config import MemorizationConfig  # noqa: E402
-from audit.memorization import measure_facts, plan_fact  # noqa: E402
-from audit.memorization_check import (TrainSettings, separation, split_subjects, subjects_from_record,  # noqa: E402
+from audit.measure.memorization.measure import measure_facts, plan_fact  # noqa: E402
+from audit.measure.memorization.check import (TrainSettings, separation, split_subjects, subjects_from_record,  # noqa: E402
                                       train_sentence_model, training_sentences)
-from audit.models import load_model, load_tokenizer, select_hardware  # noqa: E402
-from audit.properties import load_registry  # noqa: E402
-from extract.wikidata import read_wikidata  # noqa: E402
-from extract.wikidata_generate import generate_people  # noqa: E402
-from extract.wikidata_write import write_entities  # noqa: E402
+from audit.models.load import load_model, load_tokenizer, select_hardware  # noqa: E402
+from audit.questions.properties import load_registry  # noqa: E402
+from extract.wikidata.read import read_wikidata  # noqa: E402
+from extract.wikidata.generate import generate_people  # noqa: E402
+from extract.wikidata.write import write_entities  # noqa: E402
 
 WIKIMEM_PROPERTIES = ("P106", "P1412", "P19", "P21", "P27")
 

@@ -27,8 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from audit.questions import add_questions
-from extract.text_graph import TextBuildOptions, corpus_sha256, extract_corpora, read_corpora, text_graph_record
+from audit.questions.templates import add_questions
+from extract.text.graph import TextBuildOptions, corpus_sha256, extract_corpora, read_corpora, text_graph_record
 from graphstore import ConnectionSettings, GraphStore
 from graphstore import queries as Q
 from graphstore.embedded import EmbeddedServer

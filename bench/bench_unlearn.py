@@ -2,7 +2,7 @@
 
 For each method (ga, gd, kl, dpo, npo, simnpo) a fresh copy of the same model is loaded from
 disk (``Unlearner`` wraps the model it is given with LoRA adapters, in place) and unlearned
-with ``audit.unlearn.Unlearner(...).run(forget, retain, refusals)``, same settings, same
+with ``audit.run.unlearning.Unlearner(...).run(forget, retain, refusals)``, same settings, same
 forget set. Prints one table: steps, tokens, seconds, tokens/s as ``UnlearnStats`` reports it,
 and the ratio to GA.
 
@@ -31,12 +31,12 @@ import torch
 from bench_eval import OtherLoad, pistol_examples, train
 
 from audit.config import UnlearnConfig
-from audit.encoding import QAEncoder
-from audit.methods import METHODS, method_class
-from audit.models import load_model, load_tokenizer, select_hardware
-from audit.qa import load_refusals
-from audit.scratch import build_scratch
-from audit.unlearn import Unlearner
+from audit.models.encoding import QAEncoder
+from audit.run.methods import METHODS, method_class
+from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.run.qa import load_refusals
+from audit.models.scratch import build_scratch
+from audit.run.unlearning import Unlearner
 from graphstore.errors import ConfigError
 
 ORDER = ("ga", "gd", "kl", "dpo", "npo", "simnpo")
@@ -67,7 +67,7 @@ def unlearn_once(folder: str, hardware, encoder: QAEncoder, name: str, config: U
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", default="tiny", choices=["tiny", "small"], help="scratch model size (audit/scratch.py)")
+    parser.add_argument("--size", default="tiny", choices=["tiny", "small"], help="scratch model size (audit/models/scratch.py)")
     parser.add_argument("--edges", type=int, default=10, help="PISTOL edges (20 QA pairs each)")
     parser.add_argument("--forget-edges", type=int, default=2, help="edges unlearned; the others are the retain set")
     parser.add_argument("--epochs", type=int, default=UnlearnConfig.epochs, help="unlearning epochs (default: the papers' 20)")

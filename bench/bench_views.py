@@ -28,14 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from audit import results as R  # noqa: E402
-from audit.leakage import run_leakage, write_browser_leakage  # noqa: E402
-from audit.report import write_report  # noqa: E402
-from audit.view import build_view  # noqa: E402
-from audit.view_page import write_page  # noqa: E402
-from extract.pistol_generate import iter_pistol, write_dataset  # noqa: E402
-from extract.pistol_load import load_pistol  # noqa: E402
-from extract.topology import build_topology  # noqa: E402
+from audit.results import store as R  # noqa: E402
+from audit.views.leakage import run_leakage, write_browser_leakage  # noqa: E402
+from audit.views.report import write_report  # noqa: E402
+from audit.views.graph import build_view  # noqa: E402
+from audit.views.page import write_page  # noqa: E402
+from extract.pistol.generate import iter_pistol, write_dataset  # noqa: E402
+from extract.pistol.load import load_pistol  # noqa: E402
+from extract.pistol.topology import build_topology  # noqa: E402
 from graphstore import ConnectionSettings, GraphStore  # noqa: E402
 from graphstore.embedded import EmbeddedServer  # noqa: E402
 from graphstore.ingest import write_graph  # noqa: E402

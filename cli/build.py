@@ -1,21 +1,67 @@
-"""`audit build`: load sources into the graph and recompute its structure."""
+"""`audit build`: load sources into the graph and recompute its structure (``audit.build``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from graphstore import GraphStore
-from graphstore.progress import Progress
+from audit.build import PistolSource, TextSource, WikidataSource, build_graph, text_options
 from cli.common import connection_options
-from cli.build_text import build_text, text_options
-from cli.build_wikidata import build_wikidata, wikidata_options
-from extract.pistol_load import load_pistol
-from graphstore.ingest import write_graph
+from extract.text.corpus import FORMATS
+from extract.text.graph import EXTRACTORS
+from graphstore import GraphStore
 
-PROGRESS_MIN_FACTS = 5000  # smaller builds finish before a bar would be worth drawing
 FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+def _options(options: list) -> Callable[[Callable], Callable]:
+    def apply(command: Callable) -> Callable:
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return apply
+
+
+TEXT_OPTIONS = _options([
+    click.option("--extractor", type=click.Choice(EXTRACTORS), default="rules", show_default=True,
+                 help="rules: offline spaCy rules; rebel: the REBEL model (--rebel-model)."),
+    click.option("--rebel-model", metavar="PATH", default=None,
+                 help="REBEL model folder or hub id, for --extractor rebel."),
+    click.option("--spacy-model", metavar="NAME", default=None,
+                 help="An installed trained spaCy pipeline (e.g. en_core_web_sm) for sentences and "
+                      "entities; default: the blank English pipeline with rule components."),
+    click.option("--format", "corpus_format", type=click.Choice(FORMATS), default=None,
+                 help="Corpus format (default: from the extension: .jsonl, .json, else text)."),
+    click.option("--one-per-line", is_flag=True,
+                 help="Plain text: one document per line (default: documents separated by a blank line)."),
+    click.option("--text-field", default="text", show_default=True, metavar="FIELD",
+                 help="JSON Lines / JSON objects: the field that holds the text."),
+    click.option("--passage-tokens", type=int, default=128, show_default=True,
+                 help="A passage holds whole sentences up to this many tokens."),
+    click.option("--questions-llm", metavar="URL|PATH", default=None,
+                 help="Also generate questions with a language model: an OpenAI-compatible base URL "
+                      "(http://host/v1) or a local causal LM folder."),
+    click.option("--llm-model", metavar="NAME", default="default",
+                 help="Model name sent to the OpenAI-compatible endpoint."),
+])
+
+WIKIDATA_OPTIONS = _options([
+    click.option("--labels", "labels_files", multiple=True, type=FILE, metavar="FILE",
+                 help="--wikidata: more labels for item values and units: Wikidata entity JSON (any form) "
+                      "or 'Q36180<TAB>writer' lines; repeatable."),
+    click.option("--instance-of", "instance_of", multiple=True, metavar="QID",
+                 help="--wikidata: build items that are instances of this class (default Q5, humans); "
+                      "repeatable; 'any' for every item."),
+    click.option("--language", default="en", show_default=True,
+                 help="--wikidata: language of labels, descriptions and aliases ('mul' labels as fallback)."),
+    click.option("--skip-bad-records", is_flag=True,
+                 help="--wikidata: skip malformed records and report their lines, instead of refusing the file."),
+    click.option("--properties", "properties_file", type=FILE, default=None, metavar="FILE",
+                 help="--wikidata: your own property registry (sentence and question templates), laid over "
+                      "the shipped one (docs/wikidata.md)."),
+])
 
 
 @click.command()
@@ -35,11 +81,11 @@ FILE = click.Path(dir_okay=False, path_type=Path)
               help="PISTOL: the forget/retain split recorded on every edge of these files.")
 @click.option("--replace", is_flag=True,
               help="Replace a graph of the same name that holds different content.")
-@text_options
-@wikidata_options
+@TEXT_OPTIONS
+@WIKIDATA_OPTIONS
 @connection_options
 def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, split, replace, settings,
-          labels_files, instance_of, language, skip_bad_records, properties_file, **text):
+          labels_files, instance_of, language, skip_bad_records, properties_file, questions_llm, llm_model, **text):
     """Load datasets into the graph, then recompute degrees, components and densities.
 
     PISTOL files: every file becomes one graph. Text corpora (--forget/--retain): all of
@@ -62,34 +108,39 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
     if sum(map(bool, (pistol_files, forget_files or retain_files, wikidata_file))) > 1:
         raise click.UsageError("build PISTOL files, text corpora and Wikidata files in separate commands")
     if wikidata_file:
-        build_wikidata(wikidata_file, graph_name, replace, settings, labels_files=labels_files,
-                       instance_of=instance_of, language=language, skip_bad_records=skip_bad_records,
-                       properties_file=properties_file)
-        return
-    if forget_files or retain_files:
+        source = WikidataSource(wikidata_file, tuple(labels_files),
+                                () if instance_of == ("any",) else (tuple(instance_of) or ("Q5",)),
+                                language, skip_bad_records, properties_file)
+    elif forget_files or retain_files:
         if not forget_files:
             raise click.UsageError("--retain needs at least one --forget FILE: the forget corpus is what is audited")
-        build_text(forget_files, retain_files, graph_name, replace, settings, **text)
-        return
-    if not pistol_files:
+        source = TextSource(tuple(forget_files), tuple(retain_files), text_options(**text), questions_llm, llm_model)
+    elif not pistol_files:
         raise click.UsageError("nothing to build: give --pistol FILE, --forget FILE [--retain FILE], "
                                "or --wikidata FILE")
-    if graph_name and len(pistol_files) > 1:
-        raise click.UsageError("--graph names one graph; give one --pistol FILE with it")
-    # Validate every file before touching the database: a bad second file must not leave
-    # the first one loaded.
-    records = [load_pistol(path, graph=graph_name, split=split) for path in pistol_files]
-    names = [r.name for r in records]
-    duplicate = next((n for n in names if names.count(n) > 1), None)
-    if duplicate:
-        raise click.UsageError(f"two files would both become graph {duplicate!r}; load them separately with --graph")
+    else:
+        if graph_name and len(pistol_files) > 1:
+            raise click.UsageError("--graph names one graph; give one --pistol FILE with it")
+        source = PistolSource(tuple(pistol_files), split)
     with GraphStore.open(settings) as store:
-        for record in records:
-            shown = len(record.facts) >= PROGRESS_MIN_FACTS
-            with Progress(f"{record.name}: writing facts" if shown else None, total=len(record.facts),
-                          unit="facts") as bar:
-                summary = write_graph(store, record, replace=replace, progress=bar.update)
-            click.echo(
-                f"{summary.graph}: {summary.status} - {summary.entities} entities, {summary.facts} edges, "
-                f"{summary.qas} QA pairs, {summary.components} components ({store.location})"
-            )
+        built = build_graph(store, source, graph_name, replace, notes=lambda line: click.echo(line, err=True))
+        location = store.location
+    for graph in built:
+        s = graph.summary
+        for line in graph.notes:   # after the write: a refused build says one thing, its error
+            click.echo(line, err=True)
+        if isinstance(source, WikidataSource):
+            r = graph.wikidata
+            click.echo(f"{s.graph}: {s.status} - {r.subjects} subjects, {len(graph.record.property_records)} "
+                       f"properties, {s.entities} entities, {s.facts} facts, {s.qas} questions "
+                       f"({r.form}, {r.records} entities read, {r.not_selected} not selected; {location})")
+        elif isinstance(source, TextSource):
+            d = graph.redundancy
+            click.echo(f"{s.graph}: {s.status} - {graph.documents} documents, {graph.passages} passages, "
+                       f"{s.entities} entities, {s.facts} facts, {s.qas} questions ({location})")
+            click.echo(f"forget facts: {d['forget']}, redundant with retain: {d['redundant']}, "
+                       f"audit set: {d['forget'] - d['redundant']} (weaker: linked in retain {d['linked_in_retain']}, "
+                       f"both entities in retain text {d['entities_in_retain_text']})")
+        else:
+            click.echo(f"{s.graph}: {s.status} - {s.entities} entities, {s.facts} edges, {s.qas} QA pairs, "
+                       f"{s.components} components ({location})")

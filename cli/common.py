@@ -90,8 +90,8 @@ def emit_rows(columns: list[str], rows: list[list], fmt: str, out=None) -> None:
 
 def threshold_options(command: Callable) -> Callable:
     """--leaked / --forgotten / --damaged: where a run's per-edge scores change status
-    (``audit.leakage.LeakageThresholds``), for every leakage view."""
-    from audit.leakage import LeakageThresholds
+    (``audit.views.leakage.LeakageThresholds``), for every leakage view."""
+    from audit.views.leakage import LeakageThresholds
 
     defaults = LeakageThresholds()
     options = [

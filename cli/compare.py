@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from audit.leakage import LeakageThresholds
+from audit.views.leakage import LeakageThresholds
 from cli.common import connection_options, emit_rows, format_option, threshold_options
 from graphstore import GraphStore
 
@@ -32,7 +32,7 @@ def compare(run_a, run_b, output, leaked, forgotten, damaged, fmt, settings):
       audit compare demo-ga demo-npo --format csv > ga-vs-npo.csv
       audit compare demo-ga demo-npo --output out/ga-vs-npo --leaked 0.9
     """
-    from audit.compare import compare_runs, write_compare_figure   # matplotlib: only when comparing
+    from audit.views.compare import compare_runs, write_compare_figure   # matplotlib: only when comparing
 
     thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:

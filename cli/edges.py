@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from audit import results as R
-from audit.metrics import QA_MEASURES
+from audit.results import store as R
+from audit.results.schema import EdgeResult
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore import queries as Q
@@ -17,14 +17,14 @@ from graphstore.errors import ConfigError
 COLUMNS = ["key", "source", "domain", "head", "tail", "edge_degree", "component",
            "component_density", "split", "qas"]
 
-# A run's table: identity and structure, then each measure before/after, then sweep columns.
-RUN_COLUMNS = (["edge", "role", "domain", "edge_degree", "component", "component_density"]
-               + [f"{m}_{phase}" for m in QA_MEASURES for phase in ("before", "after")]
-               + [f"memorized{kind}_{phase}" for kind in ("", "_rouge1", "_semantic") for phase in ("before", "after")]
-               + ["retain_rouge1_after", "neighbour_rouge1_after", "deviation_score", "retained_rouge1_after"])
-RUN_TABLE = ["edge", "role", "edge_degree", "component_density", "rouge1_before", "rouge1_after",
-             "answer_probability_before", "answer_probability_after", "memorized_before", "memorized_after",
-             "deviation_score"]
+# A run's table: the scalar properties of the result schema, in its order (identity and structure,
+# each measure before/after, the sweep's columns), less the bookkeeping ones.
+HIDDEN = EdgeResult.check(["key", "run", "graph", "head_key", "tail_key", "utility_rouge1_after", "unlearn_seconds",
+                           "unlearn_tokens", "retained_in_unlearnings"])
+RUN_COLUMNS = [n for n in EdgeResult.scalar_names() if n not in HIDDEN]
+RUN_TABLE = EdgeResult.check(["edge", "role", "edge_degree", "component_density", "rouge1_before", "rouge1_after",
+                              "answer_probability_before", "answer_probability_after", "memorized_before",
+                              "memorized_after", "deviation_score"])
 EXPORTS = (".csv", ".parquet")
 
 
@@ -65,7 +65,7 @@ def edges(graph_name, run_id, output, fmt, settings):
             records = store.read(Q.EDGES_TABLE, graph=graph_name)
             table, rows = COLUMNS, [[r[c] for c in COLUMNS] for r in records]
     if output is not None:
-        _export(records if run_id else [dict(zip(table, r)) for r in rows], output)
+        _export([r.props() for r in records] if run_id else [dict(zip(table, r)) for r in rows], output)
         click.echo(f"wrote {len(rows)} rows to {output}")
         return
     emit_rows(table, rows, fmt)

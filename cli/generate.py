@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from extract.pistol_generate import iter_pistol, write_dataset
-from extract.topology import FAMILIES, build_topology, from_edge_list
-from extract.wikidata_generate import generate_people
-from extract.wikidata_write import FORMS, write_entities
+from extract.pistol.generate import iter_pistol, write_dataset
+from extract.pistol.topology import FAMILIES, build_topology, from_edge_list
+from extract.wikidata.generate import generate_people
+from extract.wikidata.write import FORMS, write_entities
 
 
 @click.group()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from audit.leakage import LeakageThresholds, write_browser_leakage
+from audit.views.leakage import LeakageThresholds, write_browser_leakage
 from cli.common import connection_options, emit_rows, threshold_options
 from graphstore import GraphStore
 

@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from audit.config import MemorizationConfig
+from audit.results.schema import FactResult
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore.progress import say
 
 _config = MemorizationConfig()
-TABLE = ["subject_name", "property", "property_label", "values", "memorized", "rank", "strength", "strict_rate",
-         "lenient_rate", "top_value", "counterfactuals"]
+TABLE = FactResult.check(["subject_name", "property", "property_label", "values", "memorized", "rank", "strength",
+                          "strict_rate", "lenient_rate", "top_value", "counterfactuals"])
 
 
 @click.command()
@@ -64,7 +65,8 @@ def memorization(graph_name, subjects, properties, model, run_id, counterfactual
       audit memorization --graph people --model ./m --counterfactuals 20 --run-id people-mem
     """
     # The measure needs torch and transformers: imported here, so the command line starts fast.
-    from audit.memorization_run import MemorizationRequest, read_fact_results, run_memorization
+    from audit.results.store import read_fact_results
+    from audit.run.memorization import MemorizationRequest, run_memorization
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts,

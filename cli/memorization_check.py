@@ -8,16 +8,9 @@ from pathlib import Path
 import click
 
 from audit.config import SIZES, MemorizationConfig
-from audit.properties import load_registry
-from cli.build_wikidata import wikidata_graph
 from cli.common import connection_options, emit_rows
-from extract.wikidata_generate import generate_people
-from extract.wikidata_write import write_entities
 from graphstore import GraphStore
-from graphstore.ingest import write_graph
 from graphstore.progress import say
-
-WIKIMEM_PROPERTIES = ("P106", "P1412", "P19", "P21", "P27")
 
 
 @click.command("memorization-check")
@@ -56,37 +49,15 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
       audit memorization-check --people 400 --size small --counterfactuals 100 --output out/big --device cuda
     """
     # Training and the measure need torch and transformers: imported here, so the command line starts fast.
-    from audit.memorization_check import (TrainSettings, separation, split_subjects, train_sentence_model,
-                                          training_sentences)
-    from audit.memorization_run import MemorizationRequest, load_subjects, read_fact_results, run_memorization
-    from audit.models import select_hardware
+    from audit.run.memorization_check import CheckRequest, check_memorization
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    properties = list(properties) or list(WIKIMEM_PROPERTIES)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{graph_name}.json"
-    write_entities(generate_people(people, seed=seed), path)
-    registry = load_registry()
-    record, _ = wikidata_graph(path, graph_name, registry)
-    hardware = select_hardware(device)
+    config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts, seed=seed)
+    request = CheckRequest(out_dir, people, seed, graph_name, list(properties), size, epochs, train_paraphrases,
+                           config, run_id, device)
     with GraphStore.open(settings) as store:
-        write_graph(store, record, replace=True)
-        subjects = load_subjects(store, graph_name)
-        injected, _ = split_subjects(subjects)
-        sentences = training_sentences(registry, subjects, injected, train_paraphrases)
-        say(f"{graph_name}: {len(subjects)} people, {len(injected)} injected (first {injected[0]}); training "
-            f"scratch:{size} on {len(sentences)} sentences for {epochs} epochs ({hardware.label})")
-        model_dir = train_sentence_model(sentences, training_sentences(registry, subjects, sorted(subjects), 0),
-                                         out_dir / "model", hardware, TrainSettings(size=size, epochs=epochs, seed=seed))
-        config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts,
-                                    seed=seed)
-        run, summary = run_memorization(store, MemorizationRequest(
-            graph=graph_name, model=str(model_dir), properties=properties, run_id=run_id, device=device,
-            config=config), report=say)
-        results = read_fact_results(store, run)
-    figures = separation(results, set(injected))
+        outcome = check_memorization(store, request, report=say)
+    figures = outcome.figures
     emit_rows(["measure", "value"], [[k, round(v, 3) if isinstance(v, float) else v] for k, v in figures.items()]
-              + [["sentences_per_second", summary.get("sentences_per_second")]], "table")
-    click.echo(f"run {run}; model {model_dir}; injected subjects: {', '.join(injected)}")
-    click.echo(f"forget one: audit run --graph {graph_name} --select memorized:{injected[0]}@{run} "
-               f"--model {model_dir} --no-inject")
+              + [["sentences_per_second", outcome.summary.get("sentences_per_second")]], "table")
+    click.echo(f"run {outcome.run}; model {outcome.model_dir}; injected subjects: {', '.join(outcome.injected)}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from audit.leakage import LeakageThresholds
+from audit.views.leakage import LeakageThresholds
 from cli.common import connection_options, threshold_options
 from graphstore import GraphStore
 
@@ -30,7 +30,7 @@ def report(run_id, output, leaked, forgotten, damaged, settings):
       audit report --run demo-npo --output out/report-npo
       audit report --run demo-npo --leaked 0.9 --forgotten 0.1 --damaged 0.3
     """
-    from audit.report import default_output, write_report_files   # matplotlib: only when reporting
+    from audit.views.report import default_output, write_report_files   # matplotlib: only when reporting
 
     thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:

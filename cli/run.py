@@ -10,8 +10,8 @@ import click
 
 from audit.config import (EVAL_BATCH_SIZE, PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, SMALL_MODEL_WIDTH, UNLEARNING_METHODS,
                           InjectionConfig, MemorizationConfig, UnlearnConfig, apply_options)
-from audit.selectors import SELECTORS
-from audit.metrics import summary_rows
+from audit.run.selectors import SELECTORS
+from audit.measure.metrics import summary_rows
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore.progress import say
@@ -117,7 +117,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
       audit run --graph people --select memorized:Q42 --model ./my-llama --no-inject
     """
     # Injection and unlearning need torch and transformers: imported here, so the command line starts fast.
-    from audit.runner import RunRequest, run_audit
+    from audit.run.runner import RunRequest, run_audit
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     request = RunRequest(

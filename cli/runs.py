@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from audit import results as R
+from audit.results import store as R
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore import queries as Q

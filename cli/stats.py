@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from cli.common import connection_options, emit_rows, format_option
-from audit.qa import load_utility
-from extract.coverage import coverage as compute_coverage
+from audit.run.qa import load_utility
+from extract.text.coverage import coverage as compute_coverage
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from audit.leakage import STATUSES, LeakageThresholds
-from audit.view import DEFAULT_MAX_EDGES, default_output, load_view
-from audit.view_page import write_page
+from audit.views.leakage import STATUSES, LeakageThresholds
+from audit.views.graph import DEFAULT_MAX_EDGES, default_output, load_view
+from audit.views.page import write_page
 from cli.common import connection_options, threshold_options
 from graphstore import GraphStore
 

@@ -1,5 +1,5 @@
 """A small DevTools-protocol client for headless Chromium: enough to load a page, watch what it
-requests and logs, evaluate JavaScript and take a screenshot. Used by ``tests/test_view.py``.
+requests and logs, evaluate JavaScript and take a screenshot. Used by ``tests/audit/views/test_view.py``.
 
 Chromium runs in its own process group and is always killed with it (``Chromium.close``).
 """

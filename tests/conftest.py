@@ -89,9 +89,9 @@ def small_pistol_run(store, folder: Path, cache: Path, graph: str, run_id: str, 
     """Build a small generated PISTOL graph and audit it: a real run, kept short (the injection
     stops at 20 epochs or recall 0.6, so the statuses are mixed). Returns the run id."""
     from audit.config import InjectionConfig, UnlearnConfig
-    from audit.runner import RunRequest, run_audit
-    from extract.pistol_generate import generate_pistol, write_dataset
-    from extract.pistol_load import load_pistol
+    from audit.run.runner import RunRequest, run_audit
+    from extract.pistol.generate import generate_pistol, write_dataset
+    from extract.pistol.load import load_pistol
     from graphstore.ingest import write_graph
 
     path = folder / f"{graph}.json"

@@ -1,6 +1,6 @@
 """Every Cypher statement the project sends or shows, gathered for the Neo4j 5 conformance test:
 
-- the named queries of ``graphstore/queries.py`` (strings and tuples of strings) and what its
+- the named queries of ``graphstore/queries/`` (strings and tuples of strings) and what its
   builder functions return for every whitelisted argument;
 - the queries of the Neo4j Browser guide (``docker/neo4j/guides/*.html``, ``<pre mode="cypher">``);
 - ```` ```cypher ```` blocks in ``docs/*.md`` and the README;

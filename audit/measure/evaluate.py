@@ -1,0 +1,134 @@
+"""Batched evaluation: greedy answers and teacher-forced scores for many QA pairs at once.
+
+Generation: prompts left-padded (every row ends where its prompt ends), greedy, one fixed
+``max_new_tokens`` for the whole set so a QA pair's answer never depends on which batch it
+fell in, stopping at end of sequence. Scoring: prompt+answer right-padded, one forward pass
+per batch, measures over the answer tokens (the end-of-sequence token excluded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from audit.measure import metrics as M
+from audit.config import EVAL_BATCH_SIZE
+from audit.models.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
+from audit.run.qa import QAExample
+from graphstore.progress import Progress
+
+DEFAULT_BATCH_SIZE = EVAL_BATCH_SIZE
+GENERATION_MARGIN = 16      # tokens beyond the longest ground-truth answer
+GENERATION_CAP = 128
+
+
+@dataclass
+class QAScore:
+    edge: str
+    index: int
+    generated: str
+    values: dict[str, float] = field(default_factory=dict)   # one per metrics.QA_MEASURES
+
+
+def _order_by_length(lengths: list[int]) -> list[int]:
+    # Similar lengths in one batch waste less padding; results are put back in input order.
+    return sorted(range(len(lengths)), key=lambda i: lengths[i])
+
+
+@torch.no_grad()
+def generate_answers(model, encoder: QAEncoder, prompts: list[list[int]], max_new_tokens: int,
+                     batch_size: int, progress: str | None = None) -> list[str]:
+    """Greedy answers for already-encoded prompts, in the order given."""
+    device = next(model.parameters()).device
+    order = _order_by_length([len(p) for p in prompts])
+    answers: list[str] = [""] * len(prompts)
+    tokenizer = encoder.tokenizer
+    with Progress(progress, total=len(prompts), unit="QA pairs") as bar:
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            batch = {k: v.to(device) for k, v in collate_prompts([prompts[i] for i in rows], encoder.pad_id).items()}
+            out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
+                                 pad_token_id=encoder.pad_id, eos_token_id=encoder.eos_id)
+            new_tokens = out[:, batch["input_ids"].shape[1]:].tolist()
+            for row, tokens in zip(rows, new_tokens):
+                if encoder.eos_id in tokens:
+                    tokens = tokens[:tokens.index(encoder.eos_id)]
+                answers[row] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
+            bar.update(len(rows))
+    return answers
+
+
+@torch.no_grad()
+def score_answers(model, encoder: QAEncoder, encoded: list, batch_size: int,
+                  progress: str | None = None) -> list[dict[str, float]]:
+    """Teacher-forced measures per QA pair: every registered metric of the answer tokens' ranks
+    or log-probabilities (MRR, top-100 hit, exact memorization, extraction strength, answer
+    probability; see docs/metrics.md)."""
+    ranked, by_logprob = M.metrics_for("ranks"), M.metrics_for("logprobs")
+    device = next(model.parameters()).device
+    order = _order_by_length([len(e.prompt_ids) + len(e.answer_ids) for e in encoded])
+    results: list[dict[str, float]] = [{} for _ in encoded]
+    with Progress(progress, total=len(encoded), unit="QA pairs") as bar:
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            batch = {k: v.to(device) for k, v in collate_train([encoded[i] for i in rows], encoder.pad_id).items()}
+            logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+            # Position t predicts token t+1.
+            logits, labels = logits[:, :-1].float(), batch["labels"][:, 1:]
+            for b, row in enumerate(rows):
+                mask = (labels[b] != IGNORE) & (labels[b] != encoder.eos_id)
+                targets = labels[b][mask]
+                row_logits = logits[b][mask]
+                ranks = M.token_ranks(row_logits, targets)
+                logprobs = torch.log_softmax(row_logits, -1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+                results[row] = {**{m.name: m.compute(ranks) for m in ranked},
+                                **{m.name: m.compute(logprobs) for m in by_logprob}}
+            bar.update(len(rows))
+    return results
+
+
+def max_new_tokens_for(encoded: list) -> int:
+    longest = max((len(e.answer_ids) for e in encoded), default=0)
+    return min(GENERATION_CAP, longest + GENERATION_MARGIN)
+
+
+def evaluate(model, encoder: QAEncoder, examples: list[QAExample], batch_size: int = DEFAULT_BATCH_SIZE,
+             max_new_tokens: int | None = None, progress: str | None = None, judge=None) -> list[QAScore]:
+    """All measures for every example, batched. ``model`` is put in eval mode and left there.
+    With an equivalence ``judge`` (``audit.measure.equivalence``), the judge metrics too."""
+    if not examples:
+        return []
+    model.eval()
+    encoded = [encoder.encode(e.question, e.answer) for e in examples]
+    max_new = max_new_tokens if max_new_tokens is not None else max_new_tokens_for(encoded)
+    answers = generate_answers(model, encoder, [e.prompt_ids for e in encoded], max_new, batch_size,
+                               progress and f"{progress}: generate")
+    scores = score_answers(model, encoder, encoded, batch_size, progress and f"{progress}: score")
+    out = []
+    for example, answer, values in zip(examples, answers, scores):
+        values = {**{m.name: m.compute(answer, example.answer) for m in M.metrics_for("answer")}, **values}
+        out.append(QAScore(example.edge, example.index, answer, values))
+    if judge is not None:
+        pairs = [(s.generated, e.answer) for s, e in zip(out, examples)]
+        for m in M.metrics_for("judge"):
+            for score, value in zip(out, m.compute(judge, pairs)):
+                score.values[m.name] = value
+    return out
+
+
+def group_by_edge(scores: list[QAScore]) -> dict[str, list[QAScore]]:
+    grouped: dict[str, list[QAScore]] = {}
+    for s in scores:
+        grouped.setdefault(s.edge, []).append(s)
+    return grouped
+
+
+def edge_means(items: list[QAScore]) -> dict[str, float]:
+    """Mean of every measure over one edge's QA pairs."""
+    return {name: M.mean(s.values[name] for s in items) for name in M.QA_MEASURES}
+
+
+def per_edge(scores: list[QAScore]) -> dict[str, dict[str, float]]:
+    """Mean of every measure over each edge's QA pairs."""
+    return {edge: edge_means(items) for edge, items in group_by_edge(scores).items()}

@@ -1,0 +1,1 @@
+"""Results on the graph: the typed schema of Run, EdgeResult and FactResult nodes, and their reads and writes."""

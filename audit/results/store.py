@@ -1,0 +1,155 @@
+"""Runs and per-edge results on the graph: the one place that reads and writes result nodes.
+
+``(:Run {key})`` records how a run was made and how it ended; ``(:EdgeResult {key: <run>/<edge>})``
+holds one edge's measures for that run, linked ``(:Run)-[:HAS_RESULT]->(:EdgeResult)``. Results
+are merged by key, so re-running a run never duplicates one, and each phase (before, after)
+only adds its own properties: what is written is never lost. Every property written is checked
+against the typed schema (``audit/results/schema.py``), and reads return its dataclasses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from datetime import datetime, timezone
+
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+from graphstore.records import validate_key
+from audit.results.schema import EdgeResult, FactResult, Run
+
+RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def result_key(run: str, edge: str) -> str:
+    return f"{run}/{edge}"
+
+
+def settings_sha256(settings: dict) -> str:
+    """The identity of a run's settings: a run resumes only under the same digest."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+
+
+def run_key(run_id: str | None, graph: str, label: str) -> str:
+    """The run's key: the id given, or ``<graph>-<label>-<UTC time>``; validated."""
+    run = run_id or f"{graph}-{label}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
+    return validate_key(run, "run id")
+
+
+def finished_run(store: GraphStore, run: str, digest: str) -> dict | None:
+    """The run node when the run is complete with these settings (nothing left to do)."""
+    existing = get_run(store, run)
+    if existing and existing.get("status") == DONE and existing.get("settings_sha256") == digest:
+        return existing
+    return None
+
+
+def get_run(store: GraphStore, run: str) -> Run | None:
+    rows = store.read(Q.RUN_GET, run=run)
+    return Run.from_props(rows[0]["run"]) if rows else None
+
+
+def require_run(store: GraphStore, run: str) -> Run:
+    """The Run node's properties.
+
+    Raises:
+        ConfigError: no such run; the message names the latest runs there are.
+    """
+    node = get_run(store, run)
+    if node is None:
+        known = [r["key"] for r in store.read(Q.RUN_LIST, graph=None)]   # oldest first
+        if not known:
+            listing = "(none: audit run makes one)"
+        elif len(known) > 10:
+            listing = f"{', '.join(known[-10:])} (the latest 10 of {len(known)}: audit runs)"
+        else:
+            listing = ", ".join(known)
+        raise ConfigError(f"no run {run!r}; runs there: {listing}")
+    return node
+
+
+def start_run(store: GraphStore, run: str, props: dict) -> Run | None:
+    """Create the run node, or return the existing one to resume.
+
+    Raises ConfigError when a run with this key exists with other settings.
+    """
+    existing = get_run(store, run)
+    if existing is None:
+        Run.check(props)
+        props = {k: storable(v) for k, v in props.items()}
+        store.write(Q.RUN_CREATE, run=run, props={**props, "status": RUNNING, "started_at": now()})
+        return None
+    if existing.get("settings_sha256") != props["settings_sha256"]:
+        raise ConfigError(f"run {run!r} already exists with other settings (graph, selection, method, model "
+                          "or hyperparameters differ); choose another --run-id, or `audit runs --delete "
+                          f"{run}` to discard it")
+    update_run(store, run, status=RUNNING, resumed_at=now())
+    return existing
+
+
+def update_run(store: GraphStore, run: str, **props) -> None:
+    Run.check(props)
+    store.write(Q.RUN_UPDATE, run=run, props={k: storable(v) for k, v in props.items()})
+
+
+def write_results(store: GraphStore, run: str, rows: list[dict]) -> None:
+    """Merge ``rows`` (``{edge, ...props}``) as the run's EdgeResults, in one transaction."""
+    for r in rows:
+        EdgeResult.check(r)
+    payload = [{"key": result_key(run, r["edge"]), "props": {"run": run, **{k: storable(v) for k, v in r.items()}}}
+               for r in rows]
+    with store.transaction() as tx:
+        tx.write_rows(Q.RESULTS_MERGE, payload, run=run)
+
+
+def read_results(store: GraphStore, run: str) -> list[EdgeResult]:
+    return [EdgeResult.from_props(r["result"]) for r in store.read(Q.RESULTS_FOR_RUN, run=run)]
+
+
+def fact_result_key(run: str, subject: str, property: str) -> str:
+    return f"{run}/{subject}/{property}"
+
+
+def write_fact_results(store: GraphStore, run: str, rows: list[dict]) -> None:
+    """Merge ``rows`` (``{subject, property, subject_key, ...props}``) as the run's FactResults,
+    each linked to its subject entity, in one transaction."""
+    for r in rows:
+        FactResult.check(r)
+    payload = [{"key": fact_result_key(run, r["subject"], r["property"]), "subject_key": r["subject_key"],
+                "props": {"run": run, **{k: storable(v) for k, v in r.items()}}} for r in rows]
+    with store.transaction() as tx:
+        tx.write_rows(Q.FACT_RESULTS_MERGE, payload, run=run)
+
+
+def read_fact_results(store: GraphStore, run: str) -> list[FactResult]:
+    return [FactResult.from_props(r["result"]) for r in store.read(Q.FACT_RESULTS_FOR_RUN, run=run)]
+
+
+def delete_run(store: GraphStore, run: str) -> int:
+    """Remove a run and its results; returns the number of results removed."""
+    graph = require_run(store, run).get("graph")
+    n = len(read_results(store, run)) + len(read_fact_results(store, run))
+    with store.transaction() as tx:
+        if graph:
+            tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)
+        tx.run(Q.RESULTS_DELETE, run=run)
+        tx.run(Q.FACT_RESULTS_DELETE, run=run)
+        tx.run(Q.RUN_DELETE, run=run)
+    return n
+
+
+def storable(value):
+    """Property values Neo4j accepts: scalars and homogeneous lists; anything else as JSON text."""
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return json.dumps(value, default=str)
+    return value

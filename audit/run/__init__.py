@@ -1,0 +1,1 @@
+"""Running an audit: the request, the run lifecycle, edge selection, injection, unlearning, methods."""

@@ -1,0 +1,181 @@
+"""Knowledge injection, the PISTOL protocol: before anything is unlearned, the model must know
+the graph. Fine-tune on every QA pair of the graph (full training for a scratch model, LoRA for
+a pretrained one), loss on answer tokens only, until every edge's mean ROUGE-1 recall reaches
+the target or ``max_epochs`` pass; report per-edge recall.
+
+The result is cached under ``<cache>/injected/<key>/`` and reused by every later run on the
+same graph content, base model, prompt format and injection settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.measure import evaluate as E
+from audit.config import InjectionConfig, as_dict, parse_scratch
+from audit.models.encoding import PROMPT_VERSION, QAEncoder
+from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
+from audit.run.qa import Edge
+from audit.models.scratch import build_scratch
+from graphstore.embedded import pid_alive
+from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
+from graphstore.progress import Progress
+
+log = logging.getLogger(__name__)
+INFO_FILE = "injection.json"
+
+
+@dataclass
+class Injected:
+    """Where an injected model lives and what injection reached."""
+    folder: Path
+    base: str                 # model folder to load (the trained scratch model, or the pretrained base)
+    adapter: Path | None      # LoRA adapter to merge into ``base`` (pretrained models only)
+    info: dict
+    cached: bool
+
+    @property
+    def reached(self) -> bool:
+        return bool(self.info["reached"])
+
+
+def cache_key(model_spec: str, graph_sha256: str, config: InjectionConfig) -> str:
+    model_id = model_spec if parse_scratch(model_spec) else f"{model_spec}#{fingerprint(model_spec)}"
+    payload = json.dumps({"model": model_id, "graph": graph_sha256, "prompt": PROMPT_VERSION,
+                          "config": {k: v for k, v in as_dict(config).items() if k != "eval_every"}},
+                         sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def load_injected_model(injected: Injected, hardware: Hardware, gradient_checkpointing: bool = False):
+    """The injected model in memory (LoRA injection merged into the base weights) and its tokenizer."""
+    tokenizer = load_tokenizer(injected.base)
+    model = load_model(injected.base, hardware, gradient_checkpointing)
+    if injected.adapter is not None:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, str(injected.adapter)).merge_and_unload()
+    return model, tokenizer
+
+
+def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge], config: InjectionConfig,
+           hardware: Hardware, cache_dir: Path) -> Injected:
+    """Return the cached injected model for these settings, training it first if needed
+    (or the model as it is, when injection is off)."""
+    config.check(model_spec)
+    if not config.enabled:
+        return Injected(Path(model_spec), model_spec, None,
+                        {"key": "none", "kind": "none", "epochs": 0, "reached": True, "min_rouge1": None,
+                         "mean_rouge1": None}, cached=True)
+    key = cache_key(model_spec, graph_sha256, config)
+    folder = cache_dir / "injected" / key
+    if (folder / INFO_FILE).exists():
+        info = json.loads((folder / INFO_FILE).read_text())
+        return _injected(folder, info, cached=True)
+
+    remove_stale_staging(cache_dir / "injected")
+    staging = cache_dir / "injected" / f".{key}.{os.getpid()}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        info = _train(model_spec, graph, edges, config, hardware, staging, key)
+        (staging / INFO_FILE).write_text(json.dumps(info, indent=2))
+        try:
+            staging.rename(folder)   # atomic: a cache entry is complete or absent
+        except OSError:
+            if not (folder / INFO_FILE).exists():  # another process won the race: use theirs
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return _injected(folder, json.loads((folder / INFO_FILE).read_text()), cached=False)
+
+
+def remove_stale_staging(folder: Path) -> list[Path]:
+    """Remove the staging folders (``.<key>.<pid>.tmp``) of injections whose process is gone
+    (killed part-way); a live process's folder is left alone. Returns what was removed."""
+    removed = []
+    for staging in folder.glob(".*.tmp") if folder.is_dir() else ():
+        try:
+            pid = int(staging.name.rsplit(".", 2)[-2])
+        except (ValueError, IndexError):
+            continue
+        if pid != os.getpid() and not pid_alive(pid):
+            shutil.rmtree(staging, ignore_errors=True)
+            removed.append(staging)
+    return removed
+
+
+def _injected(folder: Path, info: dict, cached: bool) -> Injected:
+    if info["kind"] == "scratch":
+        return Injected(folder, str(folder / "model"), None, info, cached)
+    return Injected(folder, info["base"], folder / "adapter", info, cached)
+
+
+def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: InjectionConfig, hardware: Hardware,
+           out: Path, key: str) -> dict:
+    seed_everything(config.seed)
+    examples = [qa for edge in edges.values() for qa in edge.qas]
+    scratch_size = parse_scratch(model_spec)
+    if scratch_size:
+        base = build_scratch(scratch_size, [f"{q.question} {q.answer}" for q in examples], out / "model", config.seed)
+        model_path = str(base)
+    else:
+        model_path = model_spec
+    tokenizer = load_tokenizer(model_path)
+    model = load_model(model_path, hardware)
+    full_training = scratch_size is not None
+    if not full_training:
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(model, LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
+                                                 target_modules="all-linear", task_type="CAUSAL_LM"))
+    encoder = QAEncoder(tokenizer)
+    encoded = [encoder.encode(q.question, q.answer) for q in examples]
+    steps_per_epoch = -(-len(encoded) // config.batch_size)
+    optimizer, schedule = optimizer_and_schedule(
+        model.parameters(), config.learning_rate(full_training), 0.0,
+        warmup_steps=steps_per_epoch, total_steps=None)
+
+    started = time.perf_counter()
+    recall: dict[str, float] = {}
+    epoch = 0
+    with Progress(f"inject {graph}", total=config.max_epochs, unit="epochs") as bar:
+        for epoch in range(1, config.max_epochs + 1):
+            model.train()
+            for batch in batches(encoded, epoch_order(len(encoded), config.seed, epoch), config.batch_size,
+                                 encoder.pad_id, hardware.device):
+                loss = model(**batch).loss
+                loss.backward()
+                optimizer.step()
+                schedule.step()
+                optimizer.zero_grad(set_to_none=True)
+            bar.update(1, loss=f"{loss.item():.3f}")
+            if epoch % config.eval_every == 0 or epoch == config.max_epochs:
+                recall = {k: v["rouge1"] for k, v in E.per_edge(E.evaluate(model, encoder, examples)).items()}
+                bar.set(min_recall=f"{min(recall.values()):.3f}")
+                if min(recall.values()) >= config.target_rouge1:
+                    break
+    reached = min(recall.values()) >= config.target_rouge1
+    if not reached:
+        log.warning("injection stopped at %d epochs with min edge ROUGE-1 recall %.3f < target %.3f; "
+                    "raise --inject-max-epochs or --inject-lr", epoch, min(recall.values()), config.target_rouge1)
+    if full_training:
+        model.save_pretrained(out / "model")
+        tokenizer.save_pretrained(out / "model")
+    else:
+        model.save_pretrained(out / "adapter")
+    return {
+        "key": key, "graph": graph, "model": model_spec, "kind": "scratch" if full_training else "lora",
+        "base": model_path if not full_training else None, "prompt_version": PROMPT_VERSION,
+        "config": as_dict(config), "epochs": epoch, "reached": reached,
+        "mean_rouge1": sum(recall.values()) / len(recall), "min_rouge1": min(recall.values()),
+        "per_edge_rouge1": recall, "seconds": round(time.perf_counter() - started, 2),
+        "hardware": hardware.label,
+    }

@@ -1,0 +1,93 @@
+"""One lifecycle for every kind of run (`audit run`, `audit memorization`).
+
+A run is identified by its key and its settings digest. Starting it either finds it complete
+with the same settings (nothing to do), resumes it (same key, same settings), refuses it (same
+key, other settings), or creates it. Whatever happens while it runs, the Run node says how it
+ended: ``done`` with its summary, ``interrupted`` (Ctrl-C), or ``failed`` with the error.
+
+Example:
+    life = RunLifecycle(store, R.run_key(run_id, graph, "npo"), settings)
+    if (done := life.finished()) is not None:
+        return done                              # same key, same settings, complete
+    resumed = life.start({"mode": "joint", ...})  # settings, digest and code version added
+    with life.running():
+        summary = work()
+    life.finish(summary)
+"""
+
+from __future__ import annotations
+
+import subprocess
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+
+import torch
+
+from audit.results import store as R
+from audit.results.schema import Run
+from graphstore import GraphStore
+from graphstore.errors import ConfigError
+
+ERROR_CHARS = 500
+
+
+class RunLifecycle:
+    """The Run node of one run, from creation to its end."""
+
+    def __init__(self, store: GraphStore, key: str, settings: dict):
+        self.store, self.key, self.settings = store, key, settings
+        self.settings_sha256 = R.settings_sha256(settings)
+
+    def finished(self) -> Run | None:
+        """The Run when it is complete with these settings: nothing is left to do."""
+        return R.finished_run(self.store, self.key, self.settings_sha256)
+
+    def start(self, props: dict) -> bool:
+        """Create the Run (settings that are set, ``props``, the digest and the code version), or
+        resume it; returns True when resumed.
+
+        Raises:
+            ConfigError: a run with this key exists with other settings.
+        """
+        node = {**{k: v for k, v in self.settings.items() if v is not None}, **props,
+                "settings_sha256": self.settings_sha256, "code_version": code_version()}
+        return R.start_run(self.store, self.key, node) is not None
+
+    def update(self, **props) -> None:
+        R.update_run(self.store, self.key, **props)
+
+    @contextmanager
+    def running(self):
+        """Mark the Run ``interrupted`` or ``failed`` when the body does not finish."""
+        try:
+            yield self
+        except KeyboardInterrupt:
+            self.update(status=R.INTERRUPTED, ended_at=R.now())
+            raise
+        except torch.cuda.OutOfMemoryError as e:
+            self.update(status=R.FAILED, ended_at=R.now(), error="out of GPU memory")
+            raise ConfigError("out of GPU memory; lower --batch-size (and raise --grad-accum to keep the effective "
+                              "batch), lower --eval-batch-size, or add --gradient-checkpointing. Re-run with the "
+                              f"same --run-id {self.key} to resume") from e
+        except Exception as e:
+            self.update(status=R.FAILED, ended_at=R.now(), error=str(e)[:ERROR_CHARS])
+            raise
+
+    def finish(self, summary: dict) -> None:
+        """Mark the Run ``done`` with its summary."""
+        self.update(status=R.DONE, ended_at=R.now(), **summary)
+
+
+def code_version() -> str:
+    """Package version, plus the git commit when running from a checkout."""
+    try:
+        version = metadata.version("kg-unlearning-audit")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
+                                capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{version}+{commit}" if commit else version

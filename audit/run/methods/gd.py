@@ -1,0 +1,23 @@
+"""GD, gradient difference (Liu et al. 2022, "Continual learning and private unlearning";
+TOFU, Maini et al. 2024, Sec. 4): ascent on the forget set, descent on a paired retain sample."""
+
+from dataclasses import dataclass, field
+
+from audit.run.methods.base import Method, UnlearnBatch
+from audit.run.methods.registry import register
+
+
+@dataclass
+class GDConfig:
+    retain_weight: float = field(default=1.0, metadata={"help": "weight of the retain NLL"})
+
+
+@register
+class GradientDifference(Method):
+    name = "gd"
+    title = "gradient difference"
+    config_class = GDConfig
+
+    def loss(self, model, batch: UnlearnBatch):
+        # L = -NLL(forget) + lambda * NLL(retain)
+        return self.plus_retain_nll(model, batch, -self.nll(model, batch.forget))

@@ -1,0 +1,32 @@
+"""NPO, negative preference optimisation (Zhang et al. 2024, arXiv:2404.05868, Eq. 3): DPO's
+rejected half alone, a bounded version of gradient ascent that slows as the forget answers
+become unlikely."""
+
+from dataclasses import dataclass, field
+
+import torch.nn.functional as F
+
+from audit.run.methods.base import Method, UnlearnBatch
+from audit.run.methods.registry import register
+
+
+@dataclass
+class NPOConfig:
+    beta: float = field(default=0.1, metadata={"help": "inverse temperature beta (the paper's 0.1)"})
+    retain_weight: float = field(default=0.0, metadata={"help": "weight of an added retain NLL (NPO+RT when > 0)"})
+
+
+@register
+class NegativePreference(Method):
+    name = "npo"
+    title = "negative preference optimisation"
+    config_class = NPOConfig
+
+    def loss(self, model, batch: UnlearnBatch):
+        beta = self.config.beta
+        logprob, _ = self.answer_logprob(model, batch.forget)
+        log_ratio = logprob - self.reference_logprob(model, batch.forget)
+        # Eq. 3: L = (2/beta) * E[log(1 + (pi_theta(y|x) / pi_ref(y|x))^beta)]
+        #          = -(2/beta) * E[log sigma(-beta * log(pi_theta / pi_ref))]
+        loss = -(2.0 / beta) * F.logsigmoid(-beta * log_ratio).mean()
+        return self.plus_retain_nll(model, batch, loss)

@@ -1,0 +1,251 @@
+"""`audit run` end to end: select, inject, measure before, unlearn, measure after, write back.
+
+Two modes:
+- joint (default): one unlearning of all selected edges together;
+- per-edge (``per_edge=True``): the PISTOL protocol, one unlearning per selected edge, each
+  from the same injected model (only the adapters are reset in between).
+
+Every phase writes its results to the graph as soon as it has them, and a run restarted with
+the same id skips what is already there (``audit/run/lifecycle.py``, ``audit/results/store.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from audit.config import apply_options, as_dict, default_unlearn_lr, model_width, parse_scratch
+from audit.measure import evaluate as E
+from audit.measure import metrics as M
+from audit.measure.equivalence import Judge, load_judge
+from audit.models.encoding import PROMPT_VERSION, QAEncoder
+from audit.models.load import Hardware, check_model_path, select_hardware
+from audit.results import store as R
+from audit.run import summaries as S
+from audit.run.injection import inject, load_injected_model
+from audit.run.lifecycle import RunLifecycle
+from audit.run.memorization import UnlearningMemorization
+from audit.run.methods import method_class
+from audit.run.methods.base import Method
+from audit.run.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
+from audit.run.request import RunOutcome, RunRequest
+from audit.run.selectors import select
+from audit.run.unlearning import Unlearner
+from audit.views.leakage import reading, run_leakage, write_browser_leakage
+from graphstore import GraphStore
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RunOutcome", "RunRequest", "run_audit"]
+
+
+@dataclass
+class RunContext:
+    """What the phases of one run share, fixed before anything runs."""
+    store: GraphStore
+    run: str
+    run_dir: Path
+    request: RunRequest
+    method: Method
+    graph_info: dict
+    edges: dict[str, Edge]
+    forget: list[str]
+    train_retain: list[str]
+    utility: list[QAExample]
+    refusals: list[str]
+    hardware: Hardware
+    judge: Judge | None
+    report: Callable[[str], None]
+
+
+def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], None] = log.info) -> RunOutcome:
+    """Run (or resume) one audit; returns the run's key and summary."""
+    # -- everything that can be refused is checked before anything runs or is written
+    graph_info = store.graph(request.graph)   # refuses an unknown graph, naming the known ones
+    edges = load_graph_edges(store, request.graph)
+    selection = select(store, request.graph, list(edges), request.select, request.cypher, request.unlearn.seed)
+    method = method_class(request.method)(apply_options(method_class(request.method).config_class(),
+                                                        request.method_options, f"method {request.method}"))
+    request.unlearn.check()
+    request.injection.check(request.model)
+    lr_source = "given"
+    if request.unlearn.lr is None:
+        width = model_width(request.model)
+        lr_source = f"the default for {method.name} on a model of width {width if width is not None else 'unknown'}"
+        request = dataclasses.replace(request, unlearn=dataclasses.replace(
+            request.unlearn, lr=default_unlearn_lr(method.name, request.model)))
+    forget = selection.edges
+    train_retain = retain_edges(edges, forget, request.retain, request.unlearn.seed)
+    utility = load_utility(request.utility) if request.utility else []
+    refusal_version, refusals = load_refusals(request.idk) if method.uses_refusal else (None, [])
+    hardware = select_hardware(request.device)
+    if parse_scratch(request.model) is None:
+        check_model_path(request.model)
+    judge = load_judge(request.equivalence) if request.equivalence else None
+
+    settings = {
+        "graph": request.graph, "graph_sha256": graph_info["sha256"], "selector": selection.spec,
+        "cypher": selection.cypher, "forget_edges": forget, "method": method.name,
+        "method_config": as_dict(method.config), "unlearn_config": as_dict(request.unlearn),
+        "injection_config": as_dict(request.injection), "model": request.model, "retain": request.retain,
+        "utility": str(request.utility) if request.utility else None,
+        "utility_sha256": _sha256(request.utility) if request.utility else None,
+        "refusals": refusal_version, "per_edge": request.per_edge, "prompt_version": PROMPT_VERSION,
+        "equivalence": judge.version if judge else None,
+        "memorization_config": as_dict(request.memorization) if graph_info["source"] == "wikidata" else None,
+    }
+    run = R.run_key(request.run_id, request.graph, method.name)
+    life = RunLifecycle(store, run, settings)
+    existing = life.finished()
+    if existing is not None:
+        report(f"run {run} is already complete; nothing to do")
+        summary = S.stored_summary(existing)
+        return RunOutcome(run, R.DONE, True, summary, reading(run_leakage(store, run), summary))
+
+    run_dir = request.cache_dir / "runs" / run
+    run_dir.mkdir(parents=True, exist_ok=True)
+    resumed = life.start({
+        "mode": "per-edge" if request.per_edge else "joint", "templates": graph_info.get("templates"),
+        "retain_edges": len(train_retain), "seed": request.unlearn.seed,
+        "pairing": f"seeded: random.Random('{request.unlearn.seed}/pair/<epoch>/<step>'); "
+                   f"log {run_dir / 'pairing.jsonl'}",
+        "hardware": hardware.label, "metric_definitions": "metrics.v1",
+    })
+    report(f"{'resuming' if resumed else 'starting'} run {run}: {method.name} on {len(forget)} forget edge(s) "
+           f"of {request.graph} ({len(edges)} edges), model {request.model}, lr {request.unlearn.lr:g} ({lr_source}), "
+           f"{request.unlearn.epochs} epochs, {hardware.label}")
+    context = RunContext(store, run, run_dir, request, method, graph_info, edges, forget, train_retain, utility,
+                         refusals, hardware, judge, report)
+    with life.running():
+        summary = _execute(context)
+    life.finish(summary)
+    leakage = write_browser_leakage(store, run)
+    report("leakage: " + ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in leakage.counts().items())
+           + f" (Neo4j Browser: MATCH p = ()-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED {{run: '{run}'}}]->() RETURN p)")
+    return RunOutcome(run, R.DONE, resumed, summary, reading(leakage, summary))
+
+
+class _Phases:
+    """The model-side phases of one run: inject, measure before, unlearn, measure after."""
+
+    def __init__(self, c: RunContext):
+        self.c = c
+        request = c.request
+        injected = inject(request.model, request.graph, c.graph_info["sha256"], c.edges, request.injection,
+                          c.hardware, request.cache_dir)
+        info = injected.info
+        if info["kind"] == "none":
+            c.report("injection off: the model is audited as it is")
+        else:
+            c.report(f"injection {'(cached) ' if injected.cached else ''}{info['epochs']} epochs: edge ROUGE-1 "
+                     f"recall min {info['min_rouge1']:.3f}, mean {info['mean_rouge1']:.3f}"
+                     f"{'' if injected.reached else ' — below the target; results will say so'}")
+        R.update_run(c.store, c.run, injection_key=info["key"], injection_epochs=info["epochs"],
+                     injection_reached=info["reached"], injection_min_rouge1=info["min_rouge1"])
+        self.model, tokenizer = load_injected_model(injected, c.hardware, request.unlearn.gradient_checkpointing)
+        self.tokenizer = tokenizer
+        self.encoder = QAEncoder(tokenizer)
+        self.all_qas = [qa for edge in c.edges.values() for qa in edge.qas]
+
+    def evaluate(self, examples: list[QAExample], label: str) -> list[E.QAScore]:
+        # utility questions are outside the graph: no memorization cases, so no judge
+        graph_questions = bool(examples) and examples[0].edge != UTILITY_EDGE
+        return E.evaluate(self.model, self.encoder, examples, self.c.request.eval_batch_size, progress=label,
+                          judge=self.c.judge if graph_questions else None)
+
+    def utility_rouge1(self, label: str) -> float | None:
+        return S.mean_rouge1(self.evaluate(self.c.utility, label)) if self.c.utility else None
+
+
+def _execute(c: RunContext) -> dict:
+    phases = _Phases(c)
+    forget_set = set(c.forget)
+    memorization = (UnlearningMemorization(c.store, c.run, c.request, phases.model, phases.tokenizer, c.edges, c.forget,
+                                           c.graph_info)
+                    if c.graph_info["source"] == "wikidata" and not c.request.per_edge else None)
+
+    # -- before: the injected model (written once; a resumed run reuses it)
+    stored = {r.edge: r for r in R.read_results(c.store, c.run)}
+    run_node = R.get_run(c.store, c.run)
+    if memorization is not None:
+        memorization.measure("before", c.report)
+    if not all(stored.get(k) is not None and stored[k].rouge1_before is not None for k in c.edges) \
+            or (c.utility and run_node.utility_rouge1_before is None):
+        scores = phases.evaluate(phases.all_qas, "measure before")
+        R.write_results(c.store, c.run, [
+            {**S.edge_props(c.edges[k], "forget" if k in forget_set else "retain"), **S.phase_props(v, qa, "before")}
+            for k, (v, qa) in S.by_edge(scores).items()])
+        R.update_run(c.store, c.run, utility_rouge1_before=phases.utility_rouge1("utility before"))
+        c.report(f"measured before unlearning: {len(phases.all_qas)} QA pairs on {len(c.edges)} edges")
+
+    unlearner = Unlearner(phases.model, phases.encoder, c.method, c.request.unlearn, c.hardware.device)
+    retain_qas = [qa for k in c.train_retain for qa in c.edges[k].qas]
+    if c.request.per_edge:
+        return _sweep(c, phases, unlearner, stored, retain_qas)
+
+    # Writing the before-measures adds no after-measure, so `stored` still says what is done.
+    if not all(stored.get(k) is not None and stored[k].rouge1_after is not None for k in c.edges):
+        forget_qas = [qa for k in c.forget for qa in c.edges[k].qas]
+        stats = unlearner.run(forget_qas, retain_qas, c.refusals, checkpoint=c.run_dir / "checkpoint.pt",
+                              pairing_log=c.run_dir / "pairing.jsonl", progress=f"unlearn ({c.method.name})")
+        if stats.resumed_from_epoch:
+            c.report(f"resumed unlearning after epoch {stats.resumed_from_epoch}")
+        unlearner.model.save_pretrained(c.run_dir / "adapter")
+        scores = phases.evaluate(phases.all_qas, "measure after")
+        R.write_results(c.store, c.run, [{"edge": k, **S.phase_props(v, qa, "after")}
+                                         for k, (v, qa) in S.by_edge(scores).items()])
+        if memorization is not None:
+            memorization.model = unlearner.model
+            memorization.measure("after", c.report)
+        R.update_run(c.store, c.run, unlearn_steps=stats.steps, unlearn_tokens=stats.tokens,
+                     unlearn_seconds=round(stats.seconds, 2), unlearn_tokens_per_second=round(stats.tokens_per_second, 1),
+                     unlearn_forget_pairs_per_second=round(stats.forget_pairs_per_second, 2),
+                     final_loss=stats.final_loss, utility_rouge1_after=phases.utility_rouge1("utility after"))
+        (c.run_dir / "checkpoint.pt").unlink(missing_ok=True)
+    summary = S.joint_summary(R.read_results(c.store, c.run), R.get_run(c.store, c.run))
+    if memorization is not None:
+        summary.update(memorization.summary())
+    return summary
+
+
+def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict, retain_qas: list[QAExample]) -> dict:
+    """The per-edge sweep: one unlearning per forget edge, adapters reset in between."""
+    for position, edge in enumerate(c.forget, 1):
+        if stored.get(edge) is not None and stored[edge].rouge1_after is not None:
+            continue
+        unlearner.reset()
+        checkpoint = c.run_dir / f"checkpoint-{edge.replace('/', '_')}.pt"
+        stats = unlearner.run(list(c.edges[edge].qas), [qa for qa in retain_qas if qa.edge != edge]
+                              or [qa for qa in phases.all_qas if qa.edge != edge], c.refusals,
+                              checkpoint=checkpoint, pairing_log=c.run_dir / "pairing.jsonl",
+                              progress=f"unlearn {position}/{len(c.forget)} ({c.method.name})")
+        scores = S.by_edge(phases.evaluate(phases.all_qas, f"measure {position}/{len(c.forget)}"))
+        own, own_qas = scores[edge]
+        others = [s for k, (_, qas) in scores.items() if k != edge for s in qas]
+        near = set(neighbourhood(c.edges, [edge]))
+        near_scores = [s for k, (_, qas) in scores.items() if k in near for s in qas]
+        retain_rouge1 = S.mean_rouge1(others)
+        R.write_results(c.store, c.run, [{
+            "edge": edge, **S.phase_props(own, own_qas, "after"),
+            "retain_rouge1_after": retain_rouge1,
+            "neighbour_rouge1_after": S.mean_rouge1(near_scores) if near_scores else None,
+            "deviation_score": M.deviation_score(own["rouge1"], retain_rouge1 if retain_rouge1 is not None else 1.0),
+            "retain_edges_after": [k for k in scores if k != edge],
+            "retain_rouge1_by_edge": [scores[k][0]["rouge1"] for k in scores if k != edge],
+            "utility_rouge1_after": phases.utility_rouge1("utility after"),
+            "unlearn_seconds": round(stats.seconds, 2), "unlearn_tokens": stats.tokens,
+        }])
+        checkpoint.unlink(missing_ok=True)
+        c.report(f"edge {position}/{len(c.forget)} {edge}: ROUGE-1 {own['rouge1']:.3f}, "
+                 f"retained {retain_rouge1 if retain_rouge1 is not None else float('nan'):.3f}")
+    results = R.read_results(c.store, c.run)
+    R.write_results(c.store, c.run, S.damage_per_edge(results))
+    return S.sweep_summary(results)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

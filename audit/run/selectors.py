@@ -1,0 +1,160 @@
+"""Choosing what to forget: named selectors, each one documented Cypher query, plus any
+Cypher of the user's that returns edge keys.
+
+A selector is written as ``NAME:ARGUMENT`` on the command line and stored that way on the run:
+
+| spec | edges |
+| --- | --- |
+| ``top-degree:K`` | the K edges of highest edge degree (ties by key) |
+| ``bottom-degree:K`` | the K edges of lowest edge degree |
+| ``domain:D`` | every edge of domain D (``sales``, ``employment``) |
+| ``density:TIER[:N]`` | N (default 1) random edges, seeded, of component-density tier ``sparse`` / ``mid`` / ``dense`` |
+| ``entity:E`` | every edge touching entity E (key, label or name): a right-to-be-forgotten request |
+| ``edges:K1,K2,...`` | these edge keys (``<graph>/<label>``, or the label alone) |
+| ``audit-set`` | text graphs: the forget facts the retain corpus does not also state |
+| ``split:S`` | every edge of split ``forget`` or ``retain`` |
+| ``memorized:S1,S2[@RUN]`` | Wikidata graphs: every fact of these subjects (Q-id or name) that a memorization run found memorized; the latest finished one that measured them, or RUN |
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from audit.measure.memorization.subjects import resolve_subjects
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+
+DENSITY_TIERS = ("sparse", "mid", "dense")
+DENSITY_LOW, DENSITY_HIGH = 1 / 3, 2 / 3
+SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edges", "audit-set", "split", "memorized")
+SPLITS = ("forget", "retain")
+
+
+def density_tier(density: float) -> str:
+    """``sparse`` (<= 1/3), ``mid`` (<= 2/3) or ``dense``, as ``--select density:TIER`` chooses."""
+    if density <= DENSITY_LOW:
+        return DENSITY_TIERS[0]
+    return DENSITY_TIERS[1] if density <= DENSITY_HIGH else DENSITY_TIERS[2]
+
+
+@dataclass(frozen=True)
+class Selection:
+    spec: str                 # as stored on the run: the selector spec, or "cypher"
+    cypher: str | None
+    edges: list[str]
+
+
+def select(store: GraphStore, graph: str, known_edges: list[str], spec: str | None = None,
+           cypher: str | None = None, seed: int = 0) -> Selection:
+    """Run one selector and check its result.
+
+    Raises ConfigError for an unknown selector, a bad argument, an empty selection or an edge
+    key that is not in the graph; nothing has run then.
+    """
+    if (spec is None) == (cypher is None):
+        raise ConfigError("give exactly one of --select SPEC or --cypher QUERY; "
+                          f"selectors: {', '.join(s + ':...' for s in SELECTORS)}")
+    if cypher is not None:
+        keys = _cypher_keys(store, graph, cypher)
+        label = "cypher"
+    else:
+        keys = _named(store, graph, known_edges, spec, seed)
+        label = spec
+    known = set(known_edges)
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise ConfigError(f"{len(unknown)} selected edge key(s) are not edges of graph {graph!r}: "
+                          f"{', '.join(map(str, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}; "
+                          f"edge keys look like {known_edges[0]!r} (audit edges --graph {graph})")
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        raise ConfigError(f"the selection {label!r} chose no edge of graph {graph!r}; nothing was run")
+    return Selection(label, cypher, keys)
+
+
+def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, seed: int) -> list[str]:
+    name, _, argument = spec.partition(":")
+    if name not in SELECTORS:
+        raise ConfigError(f"unknown selector {name!r} in --select {spec!r}; valid: "
+                          f"{', '.join(SELECTORS)} (e.g. top-degree:3, density:dense:2, entity:'Jzrcws SA')")
+    if name == "audit-set":
+        return [r["key"] for r in store.read(Q.SELECT_AUDIT_SET, graph=graph)]
+    if not argument:
+        raise ConfigError(f"--select {spec!r}: {name} needs an argument, e.g. {_EXAMPLES[name]}")
+    if name == "split":
+        if argument not in SPLITS:
+            raise ConfigError(f"--select {spec!r}: unknown split {argument!r}; valid: {', '.join(SPLITS)}")
+        return [r["key"] for r in store.read(Q.SELECT_SPLIT, graph=graph, split=argument)]
+    if name == "memorized":
+        return _memorized(store, graph, spec, argument)
+    if name in ("top-degree", "bottom-degree"):
+        k = _count(spec, argument)
+        query = Q.SELECT_TOP_DEGREE if name == "top-degree" else Q.SELECT_BOTTOM_DEGREE
+        return [r["key"] for r in store.read(query, graph=graph, k=k)]
+    if name == "domain":
+        return [r["key"] for r in store.read(Q.SELECT_DOMAIN, graph=graph, domain=argument)]
+    if name == "density":
+        tier, _, count = argument.partition(":")
+        if tier not in DENSITY_TIERS:
+            raise ConfigError(f"--select {spec!r}: unknown density tier {tier!r}; valid: {', '.join(DENSITY_TIERS)}")
+        n = _count(spec, count) if count else 1
+        candidates = [r["key"] for r in store.read(Q.SELECT_DENSITY_TIER, graph=graph, tier=tier,
+                                                   low=DENSITY_LOW, high=DENSITY_HIGH)]
+        return sorted(random.Random(seed).sample(candidates, min(n, len(candidates))))
+    if name == "entity":
+        found = store.read(Q.ENTITY_FIND, graph=graph, entity=argument)
+        if not found:
+            raise ConfigError(f"--select {spec!r}: no entity of graph {graph!r} has key, label or name {argument!r}")
+        if len(found) > 1:
+            raise ConfigError(f"--select {spec!r}: {argument!r} names {len(found)} entities "
+                              f"({', '.join(r['key'] for r in found)}); give the entity key instead")
+        return [r["key"] for r in store.read(Q.SELECT_ENTITY, entity=found[0]["key"])]
+    # edges: full keys, or labels within the graph
+    keys = [k.strip() for k in argument.split(",") if k.strip()]
+    known = set(known_edges)
+    return [k if k in known or "/" in k else f"{graph}/{k}" for k in keys]
+
+
+_EXAMPLES = {"top-degree": "top-degree:3", "bottom-degree": "bottom-degree:3", "domain": "domain:sales",
+             "density": "density:dense:2", "entity": "entity:'Jzrcws SA'", "edges": "edges:A_B,A_C",
+             "split": "split:forget", "memorized": "memorized:Q42 or memorized:Q42@people-mem"}
+
+
+def _memorized(store: GraphStore, graph: str, spec: str, argument: str) -> list[str]:
+    """Right to be forgotten: the memorized facts of the subjects named, from a memorization run."""
+    names, _, run = argument.partition("@")
+    qids = resolve_subjects(store, graph, [n.strip() for n in names.split(",") if n.strip()])
+    if not run:
+        found = store.read(Q.LATEST_MEMORIZATION_RUN, graph=graph, subjects=qids)
+        if not found:
+            raise ConfigError(f"--select {spec!r}: no finished memorization run of graph {graph!r} measured "
+                              f"{', '.join(qids)}; run audit memorization --graph {graph} --subject {qids[0]} --model ... first")
+        run = found[0]["key"]
+    elif not store.read(Q.RUN_GET, run=run):
+        raise ConfigError(f"--select {spec!r}: no run {run!r}; `audit runs --graph {graph}` lists them")
+    keys = [r["key"] for r in store.read(Q.SELECT_MEMORIZED, run=run, subjects=qids)]
+    if not keys:
+        raise ConfigError(f"--select {spec!r}: memorization run {run} found no memorized fact of "
+                          f"{', '.join(qids)}; there is nothing to forget")
+    return keys
+
+
+def _count(spec: str, text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ConfigError(f"--select {spec!r}: {text!r} is not a positive whole number")
+    return n
+
+
+def _cypher_keys(store: GraphStore, graph: str, cypher: str) -> list[str]:
+    result = store.run_query(cypher, {"graph": graph})
+    if "key" not in result.columns:
+        raise ConfigError(f"--cypher must return a column named key (edge keys); it returned "
+                          f"{', '.join(result.columns) or 'no columns'}. $graph is set to {graph!r}")
+    i = result.columns.index("key")
+    return [row[i] for row in result.rows]

@@ -1,0 +1,105 @@
+"""The rows a run writes per edge, and the summaries it writes on its Run node.
+
+Property names come from the result schema (``audit/results/schema.py``): a measure taken in a
+phase is ``phase_name(measure, phase)``, and the store refuses any name the schema lacks.
+"""
+
+from __future__ import annotations
+
+from audit.measure import evaluate as E
+from audit.measure import metrics as M
+from audit.results.schema import PHASES, EdgeResult, Run, phase_name
+from audit.run.qa import Edge
+
+
+def edge_props(edge: Edge, role: str) -> dict:
+    """The identity of an edge's result: the edge, its role and its structure at run time."""
+    return {"edge": edge.key, "graph": edge.key.split("/", 1)[0], "head_key": edge.head_key,
+            "tail_key": edge.tail_key, "role": role, "domain": edge.domain, "edge_degree": edge.edge_degree,
+            "component": edge.component, "component_density": edge.component_density}
+
+
+def by_edge(scores: list[E.QAScore]) -> dict[str, tuple[dict, list[E.QAScore]]]:
+    """Per edge: its mean measures, and its QA scores in QA order."""
+    return {k: (E.edge_means(v), sorted(v, key=lambda s: s.index)) for k, v in E.group_by_edge(scores).items()}
+
+
+def phase_props(means: dict, qas: list[E.QAScore], phase: str) -> dict:
+    """One edge's measures of one phase: the mean of every QA measure, the answers, the
+    per-QA ROUGE-1 and the memorization cases."""
+    return {**{phase_name(name, phase): means[name] for name in M.QA_MEASURES},
+            phase_name("answers", phase): [s.generated for s in qas],
+            phase_name("rouge1_qa", phase): [s.values["rouge1"] for s in qas],
+            **memorization_cases(qas, phase)}
+
+
+def memorization_cases(qas: list[E.QAScore], phase: str) -> dict:
+    """Knowledge memorization cases of one edge (HANKER): answers with ROUGE-1 recall 1, answers
+    the equivalence judge finds semantically equivalent, and answers that are either."""
+    exact = [s.values["rouge1"] >= 1.0 for s in qas]
+    out = {phase_name("memorized_rouge1", phase): sum(exact)}
+    if qas and "semantic_match" in qas[0].values:
+        semantic = [s.values["semantic_match"] >= 1.0 for s in qas]
+        out[phase_name("memorized_semantic", phase)] = sum(semantic)
+        out[phase_name("memorized", phase)] = sum(a or b for a, b in zip(exact, semantic))
+    else:
+        out[phase_name("memorized", phase)] = sum(exact)
+    return out
+
+
+def mean_rouge1(scores: list[E.QAScore]) -> float | None:
+    return M.mean(s.values["rouge1"] for s in scores)
+
+
+def _qa_mean(results: list[EdgeResult], role: str, name: str) -> float | None:
+    return M.mean(v for r in results if r.role == role for v in (r.get(name) or []))
+
+
+def joint_summary(results: list[EdgeResult], run: Run) -> dict:
+    """A joint run's summary: forget and retained means before and after, their deviation
+    scores, and the memorization cases of the forget edges."""
+    out = {}
+    for phase in PHASES:
+        forget = _qa_mean(results, "forget", phase_name("rouge1_qa", phase))
+        retain = _qa_mean(results, "retain", phase_name("rouge1_qa", phase))
+        out[phase_name("forget_rouge1", phase)] = forget
+        out[phase_name("retain_rouge1", phase)] = retain
+        out[phase_name("deviation_score", phase)] = M.deviation_score(forget, retain if retain is not None else 1.0)
+        out[phase_name("forget_memorized", phase)] = sum(r.get(phase_name("memorized", phase)) or 0 for r in results
+                                                         if r.role == "forget")
+    out["deviation_score"] = out["deviation_score_after"]   # the run's score, as a sweep stores it too
+    out["forget_qa_pairs"] = sum(len(r.rouge1_qa_before or []) for r in results if r.role == "forget")
+    for name in ("utility_rouge1_before", "utility_rouge1_after"):
+        if run.get(name) is not None:
+            out[name] = run[name]
+    return out
+
+
+def damage_per_edge(results: list[EdgeResult]) -> list[dict]:
+    """For every edge, its ROUGE-1 averaged over the sweep's unlearnings of *other* edges:
+    where the damage to retained facts fell. Read from the stored per-unlearning lists, so a
+    resumed sweep gives the same answer."""
+    seen: dict[str, list[float]] = {}
+    for r in results:
+        for edge, value in zip(r.retain_edges_after or [], r.retain_rouge1_by_edge or []):
+            seen.setdefault(edge, []).append(value)
+    return [{"edge": edge, "retained_rouge1_after": M.mean(values), "retained_in_unlearnings": len(values)}
+            for edge, values in seen.items()]
+
+
+def sweep_summary(results: list[EdgeResult]) -> dict:
+    """A per-edge run's summary; both forget means over the QA pairs of the swept edges, so
+    before and after compare."""
+    swept = [r for r in results if r.role == "forget" and r.rouge1_after is not None]
+    return {
+        "forget_rouge1_before": _qa_mean(swept, "forget", "rouge1_qa_before"),
+        "forget_rouge1_after": _qa_mean(swept, "forget", "rouge1_qa_after"),
+        "retain_rouge1_after": M.mean(r.retain_rouge1_after for r in swept),
+        "deviation_score": M.mean(r.deviation_score for r in swept),
+        "swept_edges": len(swept),
+    }
+
+
+def stored_summary(run: Run) -> dict:
+    """The summary a finished run wrote on its node."""
+    return {k: run[k] for k in Run.names("summary") if run.get(k) is not None}

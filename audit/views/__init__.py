@@ -1,0 +1,1 @@
+"""Showing results: leakage statuses, the offline page, reports, plots, run comparisons."""

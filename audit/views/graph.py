@@ -1,0 +1,210 @@
+"""The data of ``audit view``'s page: a run's graph with each edge's leakage, cut to a readable size.
+
+Entities are the nodes, the run's edges the edges; every edge carries the score and status of
+``audit.views.leakage`` (the one definition every view shares) and a few more measures for the
+details panel. The page itself is written by ``audit.views.page``.
+
+The cut (``max_edges``, 0 = none): a run with more edges than the limit keeps every forget edge,
+then the retained edges touching an entity of a forget edge, most damaged first, then the other
+retained edges, most damaged first, up to the limit. Forget edges are never dropped, so a run
+with more forget edges than the limit shows all of them and no retained edge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+from audit.results.schema import PHASES, EdgeResult, Run, phase_name
+from audit.views.leakage import STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from graphstore import GraphStore
+from graphstore.errors import ConfigError
+
+DEFAULT_MAX_EDGES = 2000
+
+# Run properties shown in the page's header, in order (those the run has).
+RUN_FIELDS = tuple(Run.check(["key", "graph", "method", "mode", "selector", "model", "status", "started_at",
+                               "ended_at"]))
+SUMMARY_FIELDS = tuple(Run.check(["forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before",
+                                  "retain_rouge1_after", "deviation_score", "utility_rouge1_before",
+                                  "utility_rouge1_after", "swept_edges"]))
+# Extra measures of an EdgeResult shown in the details panel (those the result has).
+EXTRA_MEASURES = tuple(EdgeResult.check(
+    [phase_name(m, phase) for m in ("answer_probability", "mrr", "top100", "exact_memorization", "extraction_strength",
+                                    "memorized", "memorized_rouge1", "memorized_semantic") for phase in PHASES]
+    + ["retain_rouge1_after", "neighbour_rouge1_after", "retained_rouge1_after", "retained_in_unlearnings"]))
+
+
+@dataclass
+class ViewNode:
+    key: str
+    name: str
+    degree: int               # edges of the run touching the entity (before the cut)
+    shown: int                # of those, the edges on the page
+    forget: bool              # touches a forget edge
+    hops: int                 # shown edges to the nearest forget entity: 0, 1, or 2 for further or none
+
+
+@dataclass
+class ViewEdge:
+    key: str
+    head_key: str
+    tail_key: str
+    head: str
+    tail: str
+    role: str                 # forget / retain
+    domain: str
+    status: str | None        # one of audit.views.leakage.STATUSES; None: not measured
+    score: float | None       # forget: leakage (ROUGE-1 after); retain: damage (ROUGE-1 drop)
+    edge_degree: int
+    component: int
+    component_density: float
+    rouge1_before: float | None
+    rouge1_after: float | None
+    deviation_score: float | None
+    colour: str               # from the score's colour scale (score_colour)
+    measures: dict = field(default_factory=dict)   # EXTRA_MEASURES the result has
+
+
+@dataclass
+class ViewData:
+    """Everything the page shows."""
+    run: dict                 # RUN_FIELDS and SUMMARY_FIELDS of the Run node
+    nodes: list               # [ViewNode]
+    edges: list               # [ViewEdge], forget edges first
+    total_edges: int          # edges of the run before the cut
+    max_edges: int            # the cut's limit (0 = none)
+    counts: dict              # status -> edges of the whole run
+    thresholds: LeakageThresholds
+    note: str | None = None   # the cut, in words; None when nothing was cut
+
+    def as_json(self) -> dict:
+        return {"run": self.run, "nodes": [asdict(n) for n in self.nodes], "edges": [asdict(e) for e in self.edges],
+                "total_edges": self.total_edges, "max_edges": self.max_edges, "counts": self.counts,
+                "thresholds": self.thresholds.as_dict(), "note": self.note, "statuses": list(STATUSES),
+                "scales": {role: [[stop, colour] for stop, colour in stops] for role, stops in SCALES.items()}}
+
+
+# -- colour scales: continuous in the score, the same stops drawn in the legend ------------------
+# forget: leakage 0 (forgotten) green -> 1 (leaked) red, through yellow (ColorBrewer RdYlGn);
+# retain: damage 0 (kept) grey -> 1 (lost) orange. A negative damage (improved) is drawn as 0.
+SCALES = {
+    "forget": ((0.0, "#1a9850"), (0.5, "#fee08b"), (1.0, "#d73027")),
+    "retain": ((0.0, "#b0b0b0"), (1.0, "#e66101")),
+}
+UNMEASURED_COLOUR = "#dddddd"
+
+
+def score_colour(role: str, score: float | None) -> str:
+    """The colour of a score on its role's scale, as ``#rrggbb``; unmeasured edges are pale grey."""
+    if score is None:
+        return UNMEASURED_COLOUR
+    stops = SCALES["forget" if role == "forget" else "retain"]
+    x = min(1.0, max(0.0, float(score)))
+    for (a, ca), (b, cb) in pairwise(stops):
+        if x <= b:
+            t = (x - a) / (b - a)
+            rgb = [int(int(ca[i:i + 2], 16) * (1 - t) + int(cb[i:i + 2], 16) * t + 0.5) for i in (1, 3, 5)]
+            return "#" + "".join(f"{v:02x}" for v in rgb)
+    return stops[-1][1]
+
+
+# -- the cut -------------------------------------------------------------------------------------
+def cut_edges(edges: list[EdgeLeakage], max_edges: int) -> list[EdgeLeakage]:
+    """The edges the page shows (see the module docstring); ``max_edges`` 0 keeps all.
+
+    Example: 3 forget edges, 5,000 retained and ``max_edges=2000``: the 3 forget edges, then
+    the retained edges sharing an entity with them by damage, then the rest by damage, 2,000 in all.
+    """
+    if max_edges < 0:
+        raise ConfigError(f"--max-edges {max_edges}: must be 0 (no cut) or a positive number of edges")
+    if not max_edges or len(edges) <= max_edges:
+        return list(edges)
+    forget = [e for e in edges if e.role == "forget"]
+    entities = {k for e in forget for k in (e.head_key, e.tail_key)}
+    retained = sorted((e for e in edges if e.role != "forget"), key=_by_damage)
+    near = [e for e in retained if e.head_key in entities or e.tail_key in entities]
+    far = [e for e in retained if not (e.head_key in entities or e.tail_key in entities)]
+    room = max(0, max_edges - len(forget))
+    return forget + (near + far)[:room]
+
+
+def _by_damage(edge: EdgeLeakage) -> tuple:
+    # most damaged first; unmeasured last; ties by key so the cut is the same every time
+    return (edge.score is None, -(edge.score or 0.0), edge.edge)
+
+
+# -- building the page's data --------------------------------------------------------------------
+def build_view(leakage: RunLeakage, results: list[dict] | None = None,
+               max_edges: int = DEFAULT_MAX_EDGES) -> ViewData:
+    """The page's data from a run's leakage (and, for the details panel, its raw EdgeResults).
+
+    Args:
+        leakage: ``audit.views.leakage.run_leakage`` of the run.
+        results: ``audit.results.store.read_results`` of the run; only ``EXTRA_MEASURES`` are taken.
+        max_edges: the cut's limit; 0 shows every edge.
+    """
+    shown = cut_edges(leakage.edges, max_edges)
+    extra = {r["edge"]: {k: r[k] for k in EXTRA_MEASURES if r.get(k) is not None} for r in results or []}
+    degree: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for e in leakage.edges:
+        for key, name in ((e.head_key, e.head), (e.tail_key, e.tail)):
+            degree[key] = degree.get(key, 0) + 1
+            names[key] = name
+    on_page: dict[str, int] = {}
+    forget_entities = set()
+    for e in shown:
+        for key in (e.head_key, e.tail_key):
+            on_page[key] = on_page.get(key, 0) + 1
+            if e.role == "forget":
+                forget_entities.add(key)
+    hops = _hops(shown, forget_entities)
+    nodes = [ViewNode(k, names[k], degree[k], on_page[k], k in forget_entities, hops[k]) for k in sorted(on_page)]
+    edges = [ViewEdge(e.edge, e.head_key, e.tail_key, e.head, e.tail, e.role, e.domain, e.status, e.score,
+                      e.edge_degree, e.component, e.component_density, e.rouge1_before, e.rouge1_after,
+                      e.deviation_score, score_colour(e.role, e.score), extra.get(e.edge, {})) for e in shown]
+    run = {k: leakage.run[k] for k in RUN_FIELDS + SUMMARY_FIELDS if leakage.run.get(k) is not None}
+    total = len(leakage.edges)
+    return ViewData(run, nodes, edges, total, max_edges, leakage.counts(), leakage.thresholds,
+                    _note(edges, total, max_edges))
+
+
+def _hops(edges: list[EdgeLeakage], forget_entities: set[str]) -> dict[str, int]:
+    hops = {k: 2 for e in edges for k in (e.head_key, e.tail_key)}
+    hops.update({k: 0 for k in forget_entities})
+    for e in edges:
+        for a, b in ((e.head_key, e.tail_key), (e.tail_key, e.head_key)):
+            if a in forget_entities and b not in forget_entities:
+                hops[b] = 1
+    return hops
+
+
+def _note(shown: list[ViewEdge], total: int, max_edges: int) -> str | None:
+    if len(shown) == total:
+        return None
+    forget = sum(e.role == "forget" for e in shown)
+    return (f"showing {len(shown)} of {total} edges: all {forget} forget edge{'s' if forget != 1 else ''}, "
+            f"then the retained edges touching their entities, then the other retained edges, most damaged "
+            f"first (--max-edges {max_edges}; 0 shows all)")
+
+
+def load_view(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None,
+              max_edges: int = DEFAULT_MAX_EDGES) -> ViewData:
+    """The page's data of ``run`` from the store.
+
+    Raises:
+        ConfigError: no such run, a run without per-edge results, or a negative ``max_edges``.
+    """
+    if max_edges < 0:
+        raise ConfigError(f"--max-edges {max_edges}: must be 0 (no cut) or a positive number of edges")
+    leakage = run_leakage(store, run, thresholds)
+    return build_view(leakage, leakage.results, max_edges)
+
+
+def default_output(run: str) -> Path:
+    """``<run>.html`` in the current folder, with characters unsafe in a file name replaced by ``_``."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", run).lstrip(".") or "run"
+    return Path(f"{name}.html")

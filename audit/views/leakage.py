@@ -1,0 +1,195 @@
+"""Leakage per edge of a run: what survived unlearning, and where the damage fell.
+
+One definition serves every view (Neo4j Browser, ``audit view``, ``audit report``, ``audit compare``):
+
+- a **forget** edge's leakage score is its ROUGE-1 recall after unlearning (``rouge1_after``;
+  1 = the answers still state the fact). It is ``leaked`` at or above ``leaked`` (default 0.8),
+  ``forgotten`` at or below ``forgotten`` (default 0.2), ``partly_forgotten`` in between;
+- a **retained** edge's damage is its ROUGE-1 drop, ``rouge1_before - rouge1_after`` (for a
+  per-edge sweep, ``rouge1_before - retained_rouge1_after``: its recall averaged over the
+  unlearnings of other edges). It is ``damaged`` when the drop reaches ``damaged`` (default
+  0.2), else ``kept``.
+
+ROUGE-1 recall is the PISTOL/TOFU measure of whether an answer still carries the fact
+(``docs/metrics.md``). The thresholds are settings, recorded wherever statuses are written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from audit.results import store as R
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+
+STATUSES = ("leaked", "partly_forgotten", "forgotten", "damaged", "kept")
+FORGET_STATUSES = STATUSES[:3]
+
+
+@dataclass(frozen=True)
+class LeakageThresholds:
+    """Where a score changes status."""
+    leaked: float = field(default=0.8, metadata={"help": "forget ROUGE-1 after at or above this: leaked"})
+    forgotten: float = field(default=0.2, metadata={"help": "forget ROUGE-1 after at or below this: forgotten"})
+    damaged: float = field(default=0.2, metadata={"help": "retained ROUGE-1 drop at or above this: damaged"})
+
+    def __post_init__(self):
+        if not 0.0 <= self.forgotten < self.leaked <= 1.0:
+            raise ConfigError(f"leakage thresholds: need 0 <= forgotten ({self.forgotten}) < leaked "
+                              f"({self.leaked}) <= 1")
+        if not 0.0 < self.damaged <= 1.0:
+            raise ConfigError(f"leakage threshold damaged = {self.damaged}: must be in (0, 1]")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class EdgeLeakage:
+    """One edge of a run, as every view shows it."""
+    edge: str
+    head_key: str
+    tail_key: str
+    head: str                 # entity names
+    tail: str
+    role: str                 # forget / retain
+    domain: str
+    edge_degree: int
+    component: int
+    component_density: float
+    rouge1_before: float | None
+    rouge1_after: float | None
+    score: float | None       # forget: leakage (ROUGE-1 after); retain: damage (drop); None: not measured
+    status: str | None        # one of STATUSES; None when not measured
+    deviation_score: float | None = None   # per-edge sweeps: the edge's own unlearning
+
+    @property
+    def measured(self) -> bool:
+        return self.status is not None
+
+
+@dataclass
+class RunLeakage:
+    run: dict                 # the Run node's properties
+    edges: list               # [EdgeLeakage], forget edges first, then by key
+    thresholds: LeakageThresholds
+    results: list = field(default_factory=list)   # the EdgeResult dicts, every stored measure
+
+    def counts(self) -> dict:
+        return {s: sum(e.status == s for e in self.edges) for s in STATUSES}
+
+
+def classify(result: dict, thresholds: LeakageThresholds) -> tuple[float | None, str | None]:
+    """(score, status) of one EdgeResult (see the module docstring)."""
+    before = result.get("rouge1_before")
+    if result.get("role") == "forget":
+        after = result.get("rouge1_after")
+        if after is None:
+            return None, None
+        status = ("leaked" if after >= thresholds.leaked else "forgotten" if after <= thresholds.forgotten
+                  else "partly_forgotten")
+        return float(after), status
+    after = result.get("rouge1_after", result.get("retained_rouge1_after"))
+    if before is None or after is None:
+        return None, None
+    drop = float(before) - float(after)
+    return drop, "damaged" if drop >= thresholds.damaged else "kept"
+
+
+def run_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> RunLeakage:
+    """Every edge result of ``run`` with its names, score and status.
+
+    Raises:
+        ConfigError: no such run, or a run with no edge results (a memorization run).
+    """
+    thresholds = thresholds or LeakageThresholds()
+    node = R.require_run(store, run)
+    results = R.read_results(store, run)
+    if not results:
+        raise ConfigError(f"run {run!r} has no per-edge results (status {node.get('status')!r}"
+                          f"{', a memorization run' if node.get('kind') == 'memorization' else ''})")
+    names = entity_names(store, node["graph"])
+    edges = []
+    for r in results:
+        score, status = classify(r, thresholds)
+        edges.append(EdgeLeakage(
+            r["edge"], r["head_key"], r["tail_key"], names.get(r["head_key"], r["head_key"]),
+            names.get(r["tail_key"], r["tail_key"]), r.get("role", "retain"), r.get("domain", ""),
+            int(r.get("edge_degree") or 0), int(r.get("component") if r.get("component") is not None else -1),
+            float(r.get("component_density") or 0.0), r.get("rouge1_before"),
+            r.get("rouge1_after", r.get("retained_rouge1_after")), score, status,
+            r.get("deviation_score") if r.get("role") == "forget" else None))
+    edges.sort(key=lambda e: (e.role != "forget", e.edge))
+    return RunLeakage(node, edges, thresholds, results)
+
+
+def entity_names(store: GraphStore, graph: str) -> dict[str, str]:
+    row = store.read(Q.ENTITY_NAMES, graph=graph)[0]
+    return dict(zip(row["keys"], row["names"]))
+
+
+def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> RunLeakage:
+    """(Re)write the run's leakage relationships for Neo4j Browser, in one transaction: for every
+    measured edge that is not simply kept, ``(head)-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED
+    {run, edge, score, caption, rouge1_before, rouge1_after}]->(tail)``. Returns the run's leakage.
+    The thresholds used are recorded on the run (``leakage_thresholds``)."""
+    leakage = run_leakage(store, run, thresholds)
+    graph = leakage.run["graph"]
+    by_status: dict[str, list[dict]] = {s: [] for s in Q.LEAKAGE_TYPES}
+    for e in leakage.edges:
+        if e.status in by_status:
+            by_status[e.status].append({
+                "head": e.head_key, "tail": e.tail_key, "edge": e.edge, "role": e.role, "status": e.status,
+                "score": round(e.score, 4), "caption": f"{'-' if e.status == 'damaged' else ''}{e.score:.2f}",
+                "measures": {k: v for k, v in (("rouge1_before", e.rouge1_before), ("rouge1_after", e.rouge1_after))
+                             if v is not None}})
+    with store.transaction() as tx:
+        tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)
+        for status, rows in by_status.items():
+            if rows:
+                tx.write_rows(Q.leakage_create(status), rows, run=run)
+    R.update_run(store, run, leakage_thresholds=leakage.thresholds.as_dict())
+    return leakage
+
+
+UNMOVED = 0.05   # a forget ROUGE-1 change smaller than this is "did not move"
+
+
+def reading(leakage: RunLeakage, summary: dict) -> list[str]:
+    """A run in words: the first line always, e.g. ``forgot 2 of 2 forget edges (0 partly, 0
+    leaked); 3 of 10 retained edges damaged; deviation score 141 -> 48 (lower is better)``;
+    then one line for each thing a reader must not miss (forgetting that did not move,
+    memorization the canary measure still finds)."""
+    counts, t = leakage.counts(), leakage.thresholds
+    forget = sum(counts[s] for s in FORGET_STATUSES)
+    retained = counts["damaged"] + counts["kept"]
+    sweep = leakage.run.get("mode") == "per-edge"
+    ds_before, ds_after = summary.get("deviation_score_before"), summary.get("deviation_score_after",
+                                                                              summary.get("deviation_score"))
+    score = (f"deviation score {ds_before:.0f} -> {ds_after:.0f}" if ds_before is not None and ds_after is not None
+             else f"deviation score {ds_after:.0f}{' per swept edge, on average' if sweep else ''}"
+             if ds_after is not None else "no deviation score")
+    lines = [f"forgot {counts['forgotten']} of {forget} {'swept' if sweep else 'forget'} edge(s) "
+             f"(ROUGE-1 <= {t.forgotten:g}; {counts['partly_forgotten']} partly, {counts['leaked']} leaked at >= {t.leaked:g}); "
+             f"{counts['damaged']} of {retained} retained edge(s) damaged (ROUGE-1 down >= {t.damaged:g}); "
+             f"{score} (lower is better, 0 = perfect)"]
+    before, after = summary.get("forget_rouge1_before"), summary.get("forget_rouge1_after")
+    if before is not None and after is not None and before - after < UNMOVED:
+        config = json.loads(leakage.run.get("unlearn_config") or "{}")
+        lines.append(f"forget ROUGE-1 did not move ({before:.3f} -> {after:.3f}): try a higher --lr (this run: "
+                     f"{config.get('lr', '?')}), more --epochs (this run: {config.get('epochs', '?')}), "
+                     "or another --method")
+    facts_before, facts_after = summary.get("forget_facts_memorized_before"), summary.get("forget_facts_memorized_after")
+    if facts_before is not None and facts_after is not None:
+        total = summary.get("forget_facts", "?")
+        if facts_after < facts_before:
+            lines.append(f"memorization (canary measure): {facts_before} of {total} forget facts memorized before, "
+                         f"{facts_after} after")
+        elif facts_before:
+            lines.append(f"memorization (canary measure) did not fall: {facts_before} of {total} forget facts "
+                         f"memorized before, {facts_after} after. Unlearning trained on the facts' questions; the "
+                         "measure reads the sentences the model learned them from, which QA unlearning barely "
+                         "reaches (docs/wikidata.md)")
+    return lines

@@ -1,0 +1,282 @@
+"""``audit report``: one run as a short Markdown page with its settings, tables and figures.
+
+Scores and statuses come from ``audit/views/leakage.py`` (one definition for every view); this module
+only arranges them. Layout and how to read each figure: ``docs/report.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.views import plots as P
+from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from audit.measure import metrics as M
+from audit.run.selectors import DENSITY_TIERS, density_tier
+from graphstore import GraphStore
+
+REPORT_FILE = "report.md"
+MAX_FORGET_ROWS = 200       # forget-edge table: the most leaked first, the rest in `audit edges --run`
+DAMAGED_ROWS = 10           # most damaged retained edges, in the table and the before/after bars
+MISSING = "n/a"
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    path: Path
+    caption: str
+
+
+def default_output(run: str) -> Path:
+    """``report-<run>/``, the run key made safe as a folder name."""
+    return Path("report-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", run))
+
+
+def write_report(store: GraphStore, run: str, out_dir: Path | str | None = None,
+                 thresholds: LeakageThresholds | None = None) -> Path:
+    """Write ``report.md`` and its PNG figures for ``run`` into ``out_dir``; return the Markdown path.
+
+    Raises:
+        ConfigError: no such run, or a run without per-edge results.
+    """
+    return write_report_files(store, run, out_dir, thresholds)[0]
+
+
+def write_report_files(store: GraphStore, run: str, out_dir: Path | str | None = None,
+                       thresholds: LeakageThresholds | None = None) -> list[Path]:
+    """As ``write_report``; returns every file written, the Markdown first."""
+    leakage = run_leakage(store, run, thresholds)
+    out = Path(out_dir) if out_dir is not None else default_output(run)
+    out.mkdir(parents=True, exist_ok=True)
+    # A sweep's forget edges carry their own unlearning's ROUGE-1 in the leakage; the damage the
+    # *other* unlearnings did to them is only in the stored results.
+    retained_after = ({r["edge"]: r.get("retained_rouge1_after") for r in leakage.results}
+                      if is_sweep(leakage) else {})
+    figures = draw_figures(leakage, out, retained_after)
+    path = out / REPORT_FILE
+    path.write_text(render(leakage, figures), encoding="utf-8")
+    return [path] + [f.path for f in figures]
+
+
+def is_sweep(leakage: RunLeakage) -> bool:
+    return leakage.run.get("mode") == "per-edge"
+
+
+def forget_points(leakage: RunLeakage) -> list[P.ForgetPoint]:
+    """Measured forget edges in order of edge degree (then key), with their deviation score:
+    a sweep's own, or in a joint run the edge's ROUGE-1 after with the run's retained ROUGE-1."""
+    retain = leakage.run.get("retain_rouge1_after")
+    points = []
+    for e in leakage.edges:
+        if e.role != "forget" or e.status is None:
+            continue
+        ds = (e.deviation_score if is_sweep(leakage)
+              else M.deviation_score(e.rouge1_after, 1.0 if retain is None else retain))
+        points.append(P.ForgetPoint(e.edge, e.edge_degree, e.rouge1_before, e.rouge1_after, ds, e.status))
+    return sorted(points, key=lambda p: (p.edge_degree, p.edge))
+
+
+def most_damaged(leakage: RunLeakage, n: int = DAMAGED_ROWS) -> list[EdgeLeakage]:
+    retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
+    return sorted(retained, key=lambda e: (-e.score, e.edge))[:n]
+
+
+def draw_figures(leakage: RunLeakage, out: Path, retained_after: dict | None = None) -> list[Figure]:
+    run, t = leakage.run, leakage.thresholds
+    points = forget_points(leakage)
+    name = f"{run['key']} ({run.get('method')}, {run.get('mode')})"
+    note = ("each edge's own unlearning" if is_sweep(leakage)
+            else "edge's ROUGE-1 with the run's retained ROUGE-1")
+    figures = [Figure("Forget ROUGE-1 and deviation score against edge degree",
+                      P.degree_figure(points, t, out / "degree.png", f"Run {name}", note),
+                      "The PISTOL view. Left: each forget edge's ROUGE-1 recall after unlearning (filled, coloured "
+                      "by status) and before (grey ring), against its edge degree; the dashed lines are the "
+                      "leaked and forgotten thresholds. Right: the deviation score of each forget edge "
+                      f"({note}); 0 is perfect. The black line joins the means at each degree.")]
+    forget = [e for e in leakage.edges if e.role == "forget" and e.status is not None]
+    retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
+    tiers = [P.GroupBars(f"{tier}\n({span})",
+                         [e.rouge1_after for e in forget if density_tier(e.component_density) == tier],
+                         [e.score for e in retained if density_tier(e.component_density) == tier])
+             for tier, span in zip(DENSITY_TIERS, ("<= 1/3", "1/3 to 2/3", "> 2/3"))]
+    figures.append(Figure("By component density tier",
+                          P.group_figure(tiers, out / "density_tiers.png", f"Run {name}: by component density tier",
+                                         "component density tier"),
+                          "Mean forget ROUGE-1 after unlearning (red; lower is better) and mean ROUGE-1 drop of the "
+                          "retained edges (purple; the damage, lower is better) in each density tier of the edges' "
+                          "components; n = how many edges each bar averages."))
+    domains = sorted({e.domain or "" for e in leakage.edges})
+    groups = [P.GroupBars(d or "(none)", [e.rouge1_after for e in forget if (e.domain or "") == d],
+                          [e.score for e in retained if (e.domain or "") == d]) for d in domains]
+    figures.append(Figure("By domain", P.group_figure(groups, out / "domains.png", f"Run {name}: by domain", "domain"),
+                          "As the tiers, grouped by the edges' domain."))
+    shown = most_damaged(leakage)
+    bar_note = f"Forget edges: all {len(points)}, by edge degree. " + (
+        "No retained edge measured." if not retained else
+        f"Retained edges: the {len(shown)} most damaged of {len(retained)}"
+        + ("" if len(shown) == len(retained) else " (all: `audit edges --run`)")
+        + ("; 'after' is their mean over the other edges' unlearnings." if is_sweep(leakage) else "."))
+    figures.append(Figure("ROUGE-1 before and after, per edge",
+                          P.before_after_figure(points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status)
+                                                         for e in shown],
+                                                out / "before_after.png", f"Run {name}: ROUGE-1 before and after",
+                                                bar_note),
+                          "Pairs of bars per edge: before unlearning (light blue) and after (coloured by status). "
+                          + bar_note))
+    if is_sweep(leakage):
+        retained_after = retained_after or {}
+        damage = [e.rouge1_before - retained_after[e.edge] for e in leakage.edges
+                  if e.rouge1_before is not None and retained_after.get(e.edge) is not None]
+        figures.append(Figure("Distributions over the sweep",
+                              P.sweep_figure([p.rouge1_after for p in points],
+                                             [p.deviation_score for p in points if p.deviation_score is not None],
+                                             damage, t, out / "sweep.png", f"Run {name}: distributions over the sweep"),
+                              "Histograms over the swept edges of the forget ROUGE-1 after each edge's own unlearning "
+                              "and of its deviation score, and over every edge of its ROUGE-1 drop averaged over the "
+                              "unlearnings of the other edges (where the damage fell). The black line is the mean."))
+    return figures
+
+
+# -- Markdown -----------------------------------------------------------------------------------
+def render(leakage: RunLeakage, figures: list[Figure]) -> str:
+    run, t = leakage.run, leakage.thresholds
+    forget = [e for e in leakage.edges if e.role == "forget"]
+    sweep = is_sweep(leakage)
+    what = (f"per-edge sweep ({run.get('swept_edges', len(forget))} edges unlearned one at a time)" if sweep
+            else f"joint unlearning of {len(forget)} forget edge{'s' if len(forget) != 1 else ''}")
+    lines = [f"# Audit report: run `{run['key']}`", "",
+             f"Method **{run.get('method')}**, {what} of graph `{run.get('graph')}` "
+             f"({len(leakage.edges)} edges), model `{run.get('model')}`; status **{run.get('status')}**.", "",
+             f"Statuses (`audit/views/leakage.py`): a forget edge is *leaked* at ROUGE-1 after >= {fmt(t.leaked)}, "
+             f"*forgotten* at <= {fmt(t.forgotten)}, *partly forgotten* between; a retained edge is *damaged* "
+             f"when its ROUGE-1 drops by >= {fmt(t.damaged)}, else *kept*. "
+             "How to read this page: `docs/report.md`.", ""]
+    lines += ["## Settings", "", table(["setting", "value"], settings_rows(run)), ""]
+    lines += ["## Summary", "", table(["measure", "before", "after", "change", "better"], summary_rows(run)), ""]
+    lines += ["## Statuses", "", table(["status", "role", "edges"], status_rows(leakage)), ""]
+    lines += forget_section(leakage, forget)
+    lines += damaged_section(leakage)
+    lines += ["## Figures", ""]
+    for f in figures:
+        lines += [f"### {f.title}", "", f"![{f.title}]({f.path.name})", "", f.caption, ""]
+    return "\n".join(lines)
+
+
+def settings_rows(run: dict) -> list[list]:
+    sha = run.get("graph_sha256")
+    rows = [["graph", f"`{run.get('graph')}`" + (f" (SHA-256 {sha[:12]}...)" if sha else "")],
+            ["mode", run.get("mode")],
+            ["method", run.get("method")],
+            ["method config", _json(run.get("method_config"))],
+            ["unlearning config", _json(run.get("unlearn_config"))],
+            ["selector", f"`{run.get('selector')}`"]]
+    if run.get("cypher"):
+        rows.append(["selection query", f"`{run['cypher']}`"])
+    edges = run.get("forget_edges") or []
+    listed = ": " + ", ".join(f"`{e}`" for e in edges) if len(edges) <= 10 else ""
+    rows.append(["forget edges", f"{len(edges)}{listed}"])
+    rows += [["retain set (training)", f"{run.get('retain')} ({run.get('retain_edges', MISSING)} edges)"],
+             ["model", f"`{run.get('model')}`"],
+             ["seed", run.get("seed")],
+             ["injection", f"{_json(run.get('injection_config'))}; {run.get('injection_epochs', MISSING)} epochs, "
+                           f"target reached: {fmt(run.get('injection_reached'))}"]]
+    for label, key in (("equivalence judge", "equivalence"), ("refusals", "refusals"), ("utility set", "utility")):
+        if run.get(key) is not None:
+            rows.append([label, run[key]])
+    if run.get("memorization_config") is not None:
+        rows.append(["memorization config", _json(run["memorization_config"])])
+    rows += [["versions", f"code {run.get('code_version')}, prompt {run.get('prompt_version')}, templates "
+                          f"{run.get('templates')}, metrics {run.get('metric_definitions')}"],
+             ["hardware", run.get("hardware")]]
+    if run.get("unlearn_steps") is not None:
+        rows.append(["unlearning cost", f"{run['unlearn_steps']} steps, {fmt(run.get('unlearn_seconds'))} s, "
+                                        f"{fmt(run.get('unlearn_forget_pairs_per_second'))} forget QA pairs/s"])
+    rows += [["status", run.get("status")], ["started", run.get("started_at")], ["ended", run.get("ended_at")]]
+    if run.get("error"):
+        rows.append(["error", run["error"]])
+    return rows
+
+
+def summary_rows(run) -> list[list]:
+    """The run's summary measures (``audit.measure.metrics.RUN_MEASURES``), as `audit run` prints them."""
+    return [[r["measure"], r["before"], r["after"], r["change"], r["better"]] for r in M.summary_rows(run)]
+
+
+def status_rows(leakage: RunLeakage) -> list[list]:
+    counts = leakage.counts()
+    rows = [[s.replace("_", " "), "forget" if s in FORGET_STATUSES else "retained", counts[s]] for s in STATUSES]
+    missing = sum(e.status is None for e in leakage.edges)
+    if missing:
+        rows.append(["not measured", "", missing])
+    return rows
+
+
+def forget_section(leakage: RunLeakage, forget: list[EdgeLeakage]) -> list[str]:
+    ds = {p.edge: p.deviation_score for p in forget_points(leakage)}
+    order = sorted(forget, key=lambda e: (e.status is None, -(e.rouge1_after or 0.0), e.edge))
+    shown = order[:MAX_FORGET_ROWS]
+    intro = (f"{len(forget)} forget edge{'s' if len(forget) != 1 else ''}, most leaked first"
+             + (f"; the first {len(shown)} shown (`audit edges --run {leakage.run['key']}` lists all)"
+                if len(shown) < len(forget) else "") + ". Deviation score: "
+             + ("the edge's own unlearning." if is_sweep(leakage)
+                else "the edge's ROUGE-1 after with the run's retained ROUGE-1 after."))
+    rows = [[f"`{e.edge}`", e.head, e.tail, e.edge_degree, e.component_density, e.rouge1_before, e.rouge1_after,
+             ds.get(e.edge), _status(e)] for e in shown]
+    return ["## Forget edges", "", intro, "",
+            table(["edge", "head", "tail", "degree", "density", "ROUGE-1 before", "ROUGE-1 after", "deviation score",
+                   "status"], rows), ""]
+
+
+def damaged_section(leakage: RunLeakage) -> list[str]:
+    retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
+    shown = most_damaged(leakage)
+    intro = (f"The {len(shown)} retained edges with the largest ROUGE-1 drop, of {len(retained)} measured"
+             + ("; ROUGE-1 after: the edge's mean over the unlearnings of the other edges." if is_sweep(leakage)
+                else "."))
+    rows = [[f"`{e.edge}`", e.head, e.tail, e.edge_degree, e.component_density, e.rouge1_before, e.rouge1_after,
+             e.score, _status(e)] for e in shown]
+    return ["## Most damaged retained edges", "", intro, "",
+            table(["edge", "head", "tail", "degree", "density", "ROUGE-1 before", "ROUGE-1 after", "drop", "status"],
+                  rows), ""]
+
+
+def table(columns: list[str], rows: list[list]) -> str:
+    """A Markdown table; numbers right-aligned and formatted by ``fmt``."""
+    numeric = [bool(rows) and all(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) or r[i] is None
+                                  for r in rows) for i in range(len(columns))]
+    head = "| " + " | ".join(columns) + " |"
+    rule = "| " + " | ".join("---:" if n else "---" for n in numeric) + " |"
+    body = ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
+    return "\n".join([head, rule] + (body or ["| " + " | ".join("" for _ in columns) + " |"]))
+
+
+def fmt(value) -> str:
+    """One format everywhere: 3 decimals for fractions, whole numbers as they are."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _cell(value) -> str:
+    return fmt(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _status(e: EdgeLeakage) -> str:
+    return e.status.replace("_", " ") if e.status else "not measured"
+
+
+def _json(text) -> str:
+    """A config stored as JSON text, compact and key-sorted, as code."""
+    if text is None:
+        return MISSING
+    try:
+        value = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return f"`{text}`"
+    return f"`{json.dumps(value, sort_keys=True, separators=(', ', ': '))}`"

@@ -1,0 +1,1 @@
+"""PISTOL contract graphs: load the datasets, generate them on a topology, their question templates."""

@@ -1,0 +1,370 @@
+"""The ``rules`` extractor: frame patterns over a rule-based spaCy pipeline; works offline.
+
+For every sentence: render it as a signature (entities as ``KIND#i``, other tokens as
+``lower|lemma``), run every frame of ``extract.text.frames`` over it, and turn the roles of each
+match into triples. Pronouns at the start of a sentence ("He", "The company") stand for the
+document's subject: the first name of its first sentence. Nationalities become countries
+("German" -> Germany); "located in" a country becomes the ``country`` relation, in a
+continent the ``continent`` one, and in a sea, a range, an island group or a glacier the
+relation that the tail's last word names (``tail_types``).
+
+What a head is decides some facts, once the whole document is read: a person (born, died,
+an occupation) has a citizenship, not a country, and is located nowhere; a work ("a 1935
+British comedy film") has a country of origin and a publication year; a club (P54) needs a
+sport. The class phrase after "is a" is read by ``class_phrase``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+
+from spacy.tokens import Doc, Span
+
+from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
+from extract.text.frames import FRAMES, NAMES
+from extract.text.nlp import (CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, gazetteer,
+                         load_pipeline, sport_names)
+from extract.text.normalize import GENERIC_MENTIONS, display_name
+from extract.text.units import Triple
+
+PRONOUNS = frozenset({"he", "she", "it", "they"})
+# Relations whose tail must be a country.
+COUNTRY_TAILS = frozenset({"P17", "P27", "P495"})
+# "Located" relations, re-typed by the tail's last word; P706 is kept only with a typed tail.
+LOCATIVE = frozenset({"P131", "P706"})
+# Facts that say where a thing is: a person has none of them.
+PLACE_FACTS = frozenset({"P131", "P17", "P30", "P206", "P706", "P4552", "P361", "P159"})
+# Frames whose head is a name standing free, not the object of a preposition.
+FREE_HEADS = frozenset({"apposition-occupation"})
+# Locative ones only: "at Drexel University, a poet" is not about the university, but
+# "went to Ravi Menon, an Indian physicist" is about Menon.
+PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
+# A P54 tail that is a league, not a team: "Algerian Ligue 2".
+LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "serie",
+                          "divisie", "championship", "premiership"})
+# Facts that only a person has.
+PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54"})
+_ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
+_YEAR = re.compile(r"^\d{4}$")
+_YEAR_NAME = re.compile(r"^(\d{4}) \S")
+KIND_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "place",
+                 "FAC": "place", "COUNTRY": "place", "CONTINENT": "place", "DATE": "date",
+                 "OCCUPATION": "occupation", "NORP": "place", "WORK_OF_ART": "work", "CLASS": "class"}
+
+
+@functools.lru_cache(maxsize=1)
+def tail_types() -> dict[str, str]:
+    """Last word of a place's name, lower-cased -> the relation "located in" it is: 'sea' -> P206."""
+    return {w: rel for rel, words in gazetteer()["tail_types"].items() if rel != "about" for w in words}
+
+
+def signature_parts(sentence: Span) -> tuple[str, list[int], list[int]]:
+    """The signature of ``sentence`` with, for each of its parts, where it starts in the line and
+    which token it stands for (so a role that spans several parts can be read back)."""
+    parts, starts, tokens = [], [], []
+    first = True
+    skip_next_article = False
+    length = 0
+    for token in sentence:
+        if token.is_space:
+            continue
+        lower = token.lower_
+        if token.ent_type_:
+            typed = tail_types().get(lower.rsplit(None, 1)[-1]) if token.ent_type_ in NAMES else None
+            part = f"{token.ent_type_}@{typed}#{token.i}" if typed else f"{token.ent_type_}#{token.i}"
+        elif first and lower in PRONOUNS:
+            part = f"PRON#{token.i}"
+        elif first and lower in ("the", "this") and token.i + 1 < len(token.doc) \
+                and token.doc[token.i + 1].lower_ in GENERIC_MENTIONS:
+            skip_next_article = True
+            first = False
+            continue
+        elif skip_next_article:
+            part = f"PRON#{token.i}"
+            skip_next_article = False
+        else:
+            word = _clean(lower)
+            part = f"{word}|{_clean(token.lemma_.lower()) or word}"
+        first = False
+        starts.append(length)
+        tokens.append(token.i)
+        parts.append(part)
+        length += len(part) + 1
+    return " " + " ".join(parts), starts, tokens
+
+
+def signature(sentence: Span) -> str:
+    """One line per sentence: `` NAME#0 was|be born|bear in|in NAME#4``.
+
+    A sentence-initial pronoun, or "the" + a generic noun ("The company"), becomes ``PRON#i``;
+    a name whose last word says what it is carries that relation: ``NAME@P4552#9`` for
+    "Sentinel Range" (see ``tail_types`` and ``frames.TYPED_KINDS``).
+    """
+    return signature_parts(sentence)[0]
+
+
+def _clean(text: str) -> str:
+    return text.replace(" ", "_").replace("|", "_").replace("#", "_")
+
+
+def document_subject(doc: Doc) -> Span | None:
+    """The first name of the document's first sentence: what its pronouns most likely mean."""
+    for sentence in doc.sents:
+        for ent in sentence.ents:
+            if ent.label_ in NAME_LABELS:
+                return ent
+        return None
+    return None
+
+
+class RulesExtractor:
+    """Facts from frame patterns; see ``extract.text.frames`` for the frames themselves.
+
+    Example:
+        >>> ex = RulesExtractor()
+        >>> doc = ex.nlp("Marie Curie (born 7 November 1867 in Warsaw) was a Polish physicist.")
+        >>> sorted((t.relation, t.tail) for t in ex.extract_sentences(doc, [(doc[:], "p0")]))
+        [('P106', 'physicist'), ('P19', 'Warsaw'), ('P27', 'Poland'), ('P569', '7 November 1867')]
+    """
+
+    name = "rules"
+
+    def __init__(self, spacy_model: str | None = None):
+        self.nlp = load_pipeline(spacy_model)
+        self.spacy_model = spacy_model or "blank:en+rules"
+
+    def extract_sentences(self, doc: Doc, sentences: list[tuple[Span, str]]) -> list[Triple]:
+        """Triples of ``sentences`` (each with the key of the passage it belongs to)."""
+        subject = document_subject(doc)
+        found: list[Triple] = []
+        phrases: list[tuple[Triple, ClassPhrase]] = []  # a head and what its class phrase says
+        for sentence, passage in sentences:
+            line, starts, tokens = signature_parts(sentence)
+            here: list[Triple] = []
+            for frame in FRAMES:
+                for match in frame.regex.finditer(line):
+                    if frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")):
+                        continue
+                    for head_role, relation, tail_role in frame.facts:
+                        if tail_role in frame.class_roles:
+                            self._class_fact(doc, match, head_role, tail_role, subject, passage,
+                                             sentence.text, starts, tokens, phrases)
+                            continue
+                        for tail in self._list_members(doc, match, tail_role, frame.lists, sentence):
+                            triple = self._triple(doc, match, head_role, relation, tail, subject,
+                                                  passage, sentence.text)
+                            if triple is not None:
+                                here.append(triple)
+            here += _event_years(sentence, passage)
+            found += here + _country_of_located(here)
+        return _resolve(found, phrases)
+
+    def _class_fact(self, doc, match, head_role, tail_role, subject, passage, evidence, starts, tokens,
+                    phrases) -> None:
+        head = self._filler(doc, match.group(head_role), subject)
+        if head is None or match.group(tail_role) is None:
+            return
+        lo = bisect.bisect_left(starts, match.start(tail_role))
+        hi = bisect.bisect_left(starts, match.end(tail_role))
+        phrase = class_phrase(doc, tokens[lo:hi])
+        head_text = display_name(head[0])
+        if head_text:
+            phrases.append((Triple(head_text, "P31", "", passage, self.name,
+                                   KIND_OF_LABEL.get(head[1], ""), "class", evidence), phrase))
+
+    @staticmethod
+    def _list_members(doc: Doc, match, role: str, lists: tuple[str, ...], sentence: Span) -> list[str | None]:
+        """The tail's entity reference, and where ``role`` may be a list ("A, B and C"), the others."""
+        ref = match.group(role) if role in match.groupdict() else None
+        if ref is None or role not in lists:
+            return [ref]
+        out = [ref]
+        j = int(_ENTITY_REF.match(ref).group(2)) + 1
+        while j < sentence.end:
+            k, last = j, False
+            if doc[k].text == ",":
+                k += 1
+            if k < sentence.end and doc[k].lower_ in ("and", "&"):
+                k, last = k + 1, True
+            if k == j:
+                break  # no comma, no "and": the list (if any) has ended
+            if k < sentence.end and doc[k].lower_ == "the":
+                k += 1
+            if k >= sentence.end or doc[k].ent_type_ not in NAMES:
+                break
+            out.append(f"{doc[k].ent_type_}#{k}")
+            j = k + 1
+            if last:
+                break
+        return out
+
+    def _triple(self, doc, match, head_role, relation, tail_ref, subject, passage, evidence) -> Triple | None:
+        head = self._filler(doc, match.group(head_role) if head_role in match.groupdict() else None, subject)
+        tail = self._filler(doc, tail_ref, subject)
+        if head is None or tail is None:
+            return None
+        (head_text, head_label), (tail_text, tail_label) = head, tail
+        if tail_label == "NORP":
+            tail_text = demonym_countries().get(tail_text.lower())
+            tail_label = "COUNTRY"
+            if tail_text is None:
+                return None
+        elif tail_label == "COUNTRY":
+            tail_text = country_aliases().get(tail_text.lower(), tail_text)
+        if head_label in ("COUNTRY", "CONTINENT"):
+            head_text = country_aliases().get(head_text.lower(), head_text)
+            if relation in PLACE_FACTS:
+                return None  # a country is not located in a place it names
+        if relation == "P17" and tail_label == "CONTINENT":
+            relation = "P30"
+        if relation in PLACE_FACTS and (head_text in CAPITALISED_ADJECTIVES
+                                        or tail_text.split()[-1] in class_words()["not_places"]):
+            return None  # "Christian art", "in the National Football League": not places
+        if relation in LOCATIVE and is_event(head_text):
+            relation = "P276"  # an event takes place somewhere; it is not located in it
+        elif relation in LOCATIVE:
+            if tail_label == "COUNTRY":
+                relation = "P17"
+            elif tail_label == "CONTINENT":
+                relation = "P30"
+            else:
+                typed = tail_types().get(tail_text.split()[-1].lower()) if tail_text.split() else None
+                if typed is None and relation == "P706":
+                    return None
+                relation = typed or relation
+                if _after_rank(doc, tail_ref) or _in_name_list(doc, tail_ref):
+                    return None
+        if relation in COUNTRY_TAILS and tail_label != "COUNTRY":
+            return None
+        if relation == "P31":  # "the town of Lloyd": only a unit's own noun names a class here
+            if tail_text.lower() not in class_words()["unit_classes"]:
+                return None
+            tail_label = "CLASS"
+        if relation == "P1344" and not is_event(tail_text):
+            return None
+        if relation == "P54" and LEAGUE_WORDS & set(tail_text.lower().split()):
+            return None
+        head_text, tail_text = display_name(head_text), display_name(tail_text)
+        if not head_text or not tail_text or head_text.lower() == tail_text.lower():
+            return None
+        return Triple(head_text, relation, tail_text, passage, self.name,
+                      KIND_OF_LABEL.get(head_label, ""), KIND_OF_LABEL.get(tail_label, ""), evidence)
+
+    @staticmethod
+    def _filler(doc: Doc, ref: str | None, subject: Span | None) -> tuple[str, str] | None:
+        if ref is None:
+            return None
+        m = _ENTITY_REF.match(ref)
+        if m is None:  # a WORD role: "lower|lemma"
+            return ref.split("|", 1)[0], "WORD"
+        label, index = m.group(1), int(m.group(2))
+        if label == "PRON":
+            return (subject.text, subject.label_) if subject is not None else None
+        return doc[index].text, label
+
+
+def _after_preposition(doc: Doc, ref: str) -> bool:
+    m = _ENTITY_REF.match(ref)
+    i = int(m.group(2)) if m else 0
+    return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
+
+
+def _after_rank(doc: Doc, ref: str) -> bool:
+    """"in the family Cerambycidae": a taxon, not a place."""
+    m = _ENTITY_REF.match(ref)
+    i = int(m.group(2)) if m else 0
+    return i > 0 and doc[i - 1].lower_ in class_words()["taxon_ranks"]
+
+
+def _in_name_list(doc: Doc, ref: str) -> bool:
+    """"Valencia, Godella, Burjassot and Xàtiva": a name followed by ", Name" ... "and Name"."""
+    m = _ENTITY_REF.match(ref)
+    if m is None:
+        return False
+    j = int(m.group(2)) + 1
+    end = doc[j - 1].sent.end
+    while j + 1 < end:
+        if doc[j].text == "," and doc[j + 1].lower_ in ("and", "or"):
+            j += 1  # ", and Wedding"
+        if j + 1 >= end or doc[j + 1].ent_type_ not in NAMES + ("COUNTRY",):
+            return False
+        if doc[j].lower_ in ("and", "or"):
+            return True
+        if doc[j].text != ",":
+            return False
+        j += 2
+    return False
+
+
+def _event_years(sentence: Span, passage: str) -> list[Triple]:
+    """"the 1964 Summer Olympics" took place in 1964 (P585)."""
+    out = []
+    for ent in sentence.ents:
+        m = _YEAR_NAME.match(ent.text)
+        if m and ent.label_ in NAME_LABELS:
+            out.append(Triple(ent.text, "P585", m.group(1), passage, "rules", "event", "date", sentence.text))
+    return out
+
+
+def _part_of_any(name: str, names: set[str]) -> bool:
+    """"Franchère" is part of "Joseph Franchère": a short mention of a person is that person."""
+    words = name.lower().split()
+    n = len(words)
+    for other in names:
+        longer = other.lower().split()
+        if len(longer) > n and any(longer[i:i + n] == words for i in range(len(longer) - n + 1)):
+            return True
+    return False
+
+
+def _country_of_located(found: list[Triple]) -> list[Triple]:
+    """X located in Y, Y in country Z (same sentence) => X in country Z: a country is inherited."""
+    country = {t.head: t for t in found if t.relation == "P17"}
+    return [Triple(t.head, "P17", country[t.tail].tail, t.passage, t.extractor, t.head_kind, "place", t.evidence)
+            for t in found if t.relation == "P131" and t.tail in country and t.head != country[t.tail].tail]
+
+
+def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]]) -> list[Triple]:
+    """Facts that depend on what a head is, decided with the whole document read."""
+    persons = {t.head for t in found if t.relation in PERSON_FACTS}
+    persons |= {t.head for t, p in phrases if p.person}
+    persons |= {h for h in {t.head for t in found} | {t.head for t, _ in phrases} if _part_of_any(h, persons)}
+    out = list(found)
+    for base, phrase in phrases:
+        def fact(relation: str, tail: str | None, kind: str) -> None:
+            if tail:
+                out.append(Triple(base.head, relation, tail, base.passage, base.extractor,
+                                  base.head_kind, kind, base.evidence))
+        country = demonym_countries().get(phrase.nationality.lower()) if phrase.nationality else None
+        if base.head in persons:
+            fact("P27", country, "place")
+            for occupation in phrase.occupations:
+                fact("P106", occupation, "occupation")
+        else:
+            for cls in phrase.classes:
+                if not person_noun(cls.split()[-1].lower(), class_words()):
+                    fact("P31", cls, "class")
+            fact("P495" if phrase.work or phrase.group else "P17", country, "place")
+            if phrase.work:
+                fact("P577", phrase.year, "date")
+        if phrase.work or phrase.group:
+            fact("P136", phrase.genre, "genre")
+        fact("P641", phrase.sport, "sport")
+    sports = sport_names()
+    out += [Triple(t.head, "P641", sports[t.tail.lower()], t.passage, t.extractor, t.head_kind, "sport", t.evidence)
+            for t in found if t.relation == "P106" and t.tail.lower() in sports]
+    sport_of = {t.head: t.tail for t in out if t.relation == "P641"}
+    # a player's club plays the player's sport
+    out += [Triple(t.tail, "P641", sport_of[t.head], t.passage, t.extractor, "organization", "sport", t.evidence)
+            for t in found if t.relation == "P54" and t.head in sport_of]
+    sporty = set(sport_of)
+    triples: dict[tuple, Triple] = {}
+    for t in out:
+        if t.head in persons and t.relation in PLACE_FACTS:
+            continue
+        if t.relation == "P54" and t.head not in sporty:
+            continue
+        triples.setdefault((t.head, t.relation, t.tail, t.passage), t)
+    return list(triples.values())

@@ -1,0 +1,110 @@
+"""Model loading and QA encoding on real (tiny, scratch-built) Hugging Face folders."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from audit.models.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
+from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.config import parse_scratch
+from audit.models.scratch import build_scratch
+from graphstore.errors import ConfigError
+
+TEXTS = ["Question: Who sold the goods to Acme Ltd?\nAnswer: Zeta Corp.", "Question: When?\nAnswer: 01-02-2003."] * 20
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return build_scratch("tiny", TEXTS, tmp_path_factory.mktemp("scratch") / "model", seed=0)
+
+
+def test_scratch_folder_is_an_ordinary_model_folder(folder):
+    assert (folder / "config.json").exists() and (folder / "model.safetensors").exists()
+    assert (folder / "tokenizer.json").exists()
+    model = load_model(str(folder), select_hardware("cpu"))
+    assert type(model).__name__ == "LlamaForCausalLM" and model.dtype == torch.float32
+
+
+def test_scratch_sizes():
+    assert parse_scratch("scratch") == "tiny" and parse_scratch("scratch:base") == "base"
+    assert parse_scratch("./models/llama") is None
+    with pytest.raises(ConfigError, match="unknown scratch size 'xl'; valid: tiny, small, base"):
+        parse_scratch("scratch:xl")
+
+
+def test_a_tokenizer_without_pad_token_pads_with_eos(folder, tmp_path):
+    tokenizer = load_tokenizer(str(folder))
+    tokenizer.pad_token = None
+    tokenizer.save_pretrained(tmp_path)
+    reloaded = load_tokenizer(str(tmp_path))
+    assert reloaded.pad_token_id == reloaded.eos_token_id is not None
+
+
+def test_missing_model_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="model folder .* does not exist; give a Hugging Face model folder"):
+        load_model(str(tmp_path / "nope"), select_hardware("cpu"))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without CUDA")
+def test_cuda_without_a_gpu_is_a_clear_error():
+    with pytest.raises(ConfigError, match="--device cuda: no CUDA device is visible to torch"):
+        select_hardware("cuda")
+
+
+def test_labels_cover_the_answer_and_eos_only(folder):
+    tokenizer = load_tokenizer(str(folder))
+    encoder = QAEncoder(tokenizer)
+    item = encoder.encode("When?", "01-02-2003.")
+    # by hand: the prompt is the plain v1 format, the answer is " " + answer, then </s>
+    assert tokenizer.decode(item.prompt_ids, skip_special_tokens=True) == "Question: When?\nAnswer:"
+    assert tokenizer.decode(item.answer_ids[:-1]) == " 01-02-2003." and item.answer_ids[-1] == tokenizer.eos_token_id
+    batch = collate_train([item, encoder.encode("Who sold the goods to Acme Ltd?", "Zeta Corp.")], tokenizer.pad_token_id)
+    row = batch["labels"][0]
+    n_prompt, n_answer = len(item.prompt_ids), len(item.answer_ids)
+    assert (row[:n_prompt] == IGNORE).all() and row[n_prompt:n_prompt + n_answer].tolist() == item.answer_ids
+    assert (row[n_prompt + n_answer:] == IGNORE).all()
+    assert batch["attention_mask"][0].sum() == n_prompt + n_answer
+
+
+def test_prompts_are_left_padded():
+    batch = collate_prompts([[5, 6, 7], [8]], pad_id=0)
+    assert batch["input_ids"].tolist() == [[5, 6, 7], [0, 0, 8]]
+    assert batch["attention_mask"].tolist() == [[1, 1, 1], [0, 0, 1]]
+
+
+def test_a_chat_template_is_used_when_the_tokenizer_has_one(folder):
+    tokenizer = load_tokenizer(str(folder))
+    tokenizer.chat_template = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+                               "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+    encoder = QAEncoder(tokenizer)
+    assert encoder.chat
+    item = encoder.encode("When?", "01-02-2003.")
+    assert tokenizer.decode(item.prompt_ids) == "<|user|>When?\n<|assistant|>"
+    assert tokenizer.decode(item.answer_ids[:-1]) == "01-02-2003."
+    assert not QAEncoder(tokenizer, use_chat_template=False).chat
+
+
+def test_default_unlearning_rate_follows_the_models_width(tmp_path):
+    from audit.config import (PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, UNLEARNING_METHODS, default_unlearn_lr,
+                              model_width)
+
+    narrow, wide = tmp_path / "narrow", tmp_path / "wide"
+    for folder, config in ((narrow, {"hidden_size": 96}), (wide, {"n_embd": 4096})):
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(config))
+    assert model_width("scratch:small") == 256 and model_width(str(narrow)) == 96 and model_width(str(wide)) == 4096
+    assert model_width("meta-llama/Llama-2-7b-hf") is None          # a hub id: not readable here
+    assert set(SCRATCH_UNLEARN_LR) == set(UNLEARNING_METHODS)
+    for method in UNLEARNING_METHODS:
+        assert default_unlearn_lr(method, "scratch") == default_unlearn_lr(method, str(narrow)) == SCRATCH_UNLEARN_LR[method]
+        assert default_unlearn_lr(method, str(wide)) == default_unlearn_lr(method, "org/model") == PRETRAINED_UNLEARN_LR
+
+
+def test_the_method_names_offered_without_torch_are_the_registered_ones():
+    from audit.config import UNLEARNING_METHODS
+    from audit.run.methods import METHODS
+
+    assert sorted(METHODS) == sorted(UNLEARNING_METHODS)

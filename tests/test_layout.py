@@ -1,0 +1,146 @@
+"""The code's layout holds: imports flow one way, no import cycle (imports inside functions
+included), no package module over 400 lines, and the tests mirror the packages.
+
+The module graph is read from the source with ``ast``, not from ``sys.modules``: an import
+inside a function counts as much as one at the top, since it is a cycle all the same.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("graphstore", "extract", "audit", "cli")
+MAX_LINES = 400
+
+# Which top-level package may import which: cli -> audit -> extract -> graphstore.
+# audit uses extract's readers in audit.build (a graph's questions are written when it is built)
+# and extract.jsonfile for users' JSON files; extract never imports audit.
+ALLOWED = {
+    "graphstore": {"graphstore"},
+    "extract": {"extract", "graphstore"},
+    "audit": {"audit", "extract", "graphstore"},
+    "cli": {"cli", "audit", "extract", "graphstore"},
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = path
+    return out
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The project modules ``name`` imports, anywhere in the file. ``from pkg import sub`` is an
+    import of ``pkg.sub`` when it is a module (not of ``pkg``, whose ``__init__`` Python runs
+    first in any case); ``from pkg import Name`` is an import of ``pkg``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                if target in known:
+                    found.add(target)
+                elif base in known:
+                    found.add(base)
+    found.discard(name)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), and self-loops."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    # a control: the checks below are only as good as this
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_reader_sees_imports_inside_functions(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from audit.run import runner\n    import graphstore\n", encoding="utf-8")
+    known = {"audit.run.runner": Path(), "graphstore": Path(), "audit.run": Path()}
+    assert imports("x.m", source, known) == {"audit.run.runner", "graphstore"}
+
+
+def test_no_import_cycle():
+    assert cycles(graph()) == []
+
+
+def test_imports_flow_one_way():
+    wrong = [f"{name} imports {target}" for name, targets in graph().items() for target in sorted(targets)
+             if target.split(".")[0] not in ALLOWED[name.split(".")[0]]]
+    assert wrong == []
+
+
+def test_audit_uses_extract_readers_only_to_build():
+    users = sorted(name for name, targets in graph().items() if name.startswith("audit")
+                   for target in targets if target.startswith("extract") and target != "extract.jsonfile")
+    assert set(users) <= {"audit.build", "audit.run.memorization_check"}
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_module_over_400_lines(package):
+    long = {str(p.relative_to(REPO)): n for p in (REPO / package).rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_tests_mirror_the_packages():
+    """Every test module of a package's folder lies under tests/<the same folder>."""
+    test_dirs = {p.parent.relative_to(REPO / "tests") for p in (REPO / "tests").rglob("test_*.py")}
+    package_dirs = {p.relative_to(REPO) for package in PACKAGES for p in [REPO / package, *(REPO / package).rglob("*")]
+                    if p.is_dir() and (p / "__init__.py").exists()}
+    stray = sorted(str(d) for d in test_dirs if d != Path(".") and d not in package_dirs and d.parts[0] != "docker")
+    assert stray == []
