@@ -14,6 +14,7 @@ from graphstore.progress import set_quiet
 from cli.build import build
 from cli.compare import compare
 from cli.edges import edges
+from cli.experiment import experiment
 from cli.generate import generate
 from cli.leakage import leakage
 from cli.memorization import memorization
@@ -95,8 +96,8 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
         set_quiet(True)
 
 
-for command in (build, edges, query, status, stats, coverage, generate, server, run, runs, memorization, memorization_check, leakage, view,
-                report, compare):
+for command in (build, edges, query, status, stats, coverage, generate, server, run, experiment, runs, memorization,
+                memorization_check, leakage, view, report, compare):
     cli.add_command(command)
 
 

@@ -289,8 +289,30 @@ FACT_RESULT_PROPS = _declare("FactResult", {
     ],
 })
 
+# -- (:Experiment) --------------------------------------------------------------------------------
+EXPERIMENT_PROPS = _declare("Experiment", {
+    "identity": [
+        ("key", "str", "the experiment's name (`name` in its file, or the file name)", False),
+        ("file", "str", "the experiment file's absolute path", False),
+        ("sha256", "str", "SHA-256 of the file: a changed file is refused unless `--replace`", False),
+        ("description", "str", "the file's description", False),
+        ("grid", "json", "the grid as read: graphs, selectors, methods, seeds, models, modes, rates, options", False),
+    ],
+    "progress": [
+        ("status", "str", "`running`, `done`, `failed` or `interrupted`", False),
+        ("started_at", "str", "UTC ISO time of the first start", False),
+        ("resumed_at", "str", "UTC ISO time of the last resumption", False),
+        ("ended_at", "str", "UTC ISO time it ended", False),
+        ("error", "str", "why it failed", False),
+        ("cells", "int", "cells in the grid (one run each)", False),
+        ("cells_done", "int", "cells finished", False),
+        ("lr_choices", "json", "the learning-rate protocol's choice per (graph, method, model), with its trials", False),
+    ],
+})
+
 _DECLARED: dict[str, dict[str, Prop]] = {}
-for _label, _props in (("Run", RUN_PROPS), ("EdgeResult", EDGE_RESULT_PROPS), ("FactResult", FACT_RESULT_PROPS)):
+for _label, _props in (("Run", RUN_PROPS), ("EdgeResult", EDGE_RESULT_PROPS), ("FactResult", FACT_RESULT_PROPS),
+                       ("Experiment", EXPERIMENT_PROPS)):
     # a name declared in two groups (deviation_score) keeps its first declaration
     _DECLARED[_label] = {}
     for _p in _props:
@@ -302,7 +324,9 @@ EdgeResult = _result_class("EdgeResult", tuple(_DECLARED["EdgeResult"].values())
                            "An ``(:EdgeResult)`` node: one edge's measures in one run.")
 FactResult = _result_class("FactResult", tuple(_DECLARED["FactResult"].values()),
                            "A ``(:FactResult)`` node: one (subject, property) fact's memorization measure in one run.")
-NODES: tuple[type[ResultNode], ...] = (Run, EdgeResult, FactResult)
+Experiment = _result_class("Experiment", tuple(_DECLARED["Experiment"].values()),
+                           "An ``(:Experiment)`` node: a grid of runs from one file, linked ``-[:HAS_RUN]->``.")
+NODES: tuple[type[ResultNode], ...] = (Run, EdgeResult, FactResult, Experiment)
 
 
 def markdown_table(node: type[ResultNode]) -> str:

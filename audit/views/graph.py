@@ -137,7 +137,7 @@ def _by_damage(edge: EdgeLeakage) -> tuple:
 
 
 # -- building the page's data --------------------------------------------------------------------
-def build_view(leakage: RunLeakage, results: list[dict] | None = None,
+def build_view(leakage: RunLeakage, results: list[EdgeResult] | None = None,
                max_edges: int = DEFAULT_MAX_EDGES) -> ViewData:
     """The page's data from a run's leakage (and, for the details panel, its raw EdgeResults).
 

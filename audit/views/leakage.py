@@ -75,7 +75,7 @@ class RunLeakage:
     run: dict                 # the Run node's properties
     edges: list               # [EdgeLeakage], forget edges first, then by key
     thresholds: LeakageThresholds
-    results: list = field(default_factory=list)   # the EdgeResult dicts, every stored measure
+    results: list = field(default_factory=list)   # the EdgeResult nodes (audit.results.schema), every stored measure
 
     def counts(self) -> dict:
         return {s: sum(e.status == s for e in self.edges) for s in STATUSES}

@@ -100,7 +100,7 @@ def degree_figure(points: Sequence[ForgetPoint], thresholds: LeakageThresholds, 
             _empty(ax, "no measured forget edge")
         else:
             ax.legend(loc="best", fontsize=8, framealpha=0.85)
-    return _save(fig, path, f"{title}: {len(points)} forget edge{'s' if len(points) != 1 else ''}")
+    return save_figure(fig, path, f"{title}: {len(points)} forget edge{'s' if len(points) != 1 else ''}")
 
 
 def group_figure(groups: Sequence[GroupBars], path: Path, title: str, xlabel: str) -> Path:
@@ -124,7 +124,7 @@ def group_figure(groups: Sequence[GroupBars], path: Path, title: str, xlabel: st
     ax.axhline(0, color="black", lw=0.6)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper right", fontsize=8, framealpha=0.85)
-    return _save(fig, path, title)
+    return save_figure(fig, path, title)
 
 
 def before_after_figure(forget: Sequence[ForgetPoint], retained: Sequence[tuple[str, float, float, str]],
@@ -168,7 +168,7 @@ def before_after_figure(forget: Sequence[ForgetPoint], retained: Sequence[tuple[
     if not n:
         _empty(ax, "no measured edge")
     ax.set_title(textwrap.fill(note, 110), fontsize=8, color="#444444")
-    return _save(fig, path, title)
+    return save_figure(fig, path, title)
 
 
 def sweep_figure(forget_after: Sequence[float], deviation: Sequence[float], damage: Sequence[float],
@@ -200,7 +200,7 @@ def sweep_figure(forget_after: Sequence[float], deviation: Sequence[float], dama
         ax.set_title(f"{which}: {len(values)}", fontsize=10)
         ax.yaxis.get_major_locator().set_params(integer=True)
         ax.grid(alpha=0.3)
-    return _save(fig, path, title)
+    return save_figure(fig, path, title)
 
 
 def compare_figure(forget: Sequence[PairedScores], retained: Sequence[PairedScores],
@@ -238,7 +238,7 @@ def compare_figure(forget: Sequence[PairedScores], retained: Sequence[PairedScor
         _empty(left, "no forget edge in both runs")
     if not len(retained):
         _empty(right, "no retained edge in both runs")
-    return _save(fig, path, "Run A against run B, per edge")
+    return save_figure(fig, path, "Run A against run B, per edge")
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def _empty(ax, text: str) -> None:
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=11, color="#666666")
 
 
-def _save(fig, path: Path, title: str) -> Path:
+def save_figure(fig, path: Path, title: str) -> Path:
     fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     path = Path(path)

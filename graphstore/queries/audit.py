@@ -100,6 +100,41 @@ RETURN r.key AS key, r.graph AS graph, r.method AS method, r.mode AS mode, r.mod
 ORDER BY started_at
 """
 
+# -- experiments: a grid of runs ------------------------------------------------------------------
+EXPERIMENT_GET = """
+MATCH (e:Experiment {key: $experiment})
+RETURN properties(e) AS experiment
+"""
+
+EXPERIMENT_MERGE = """
+MERGE (e:Experiment {key: $experiment})
+SET e += $props
+"""
+
+# A run joins its experiment as a cell (`role: 'cell'`) or as a learning-rate protocol trial.
+EXPERIMENT_LINK_RUN = """
+MATCH (e:Experiment {key: $experiment})
+MATCH (r:Run {key: $run})
+MERGE (e)-[h:HAS_RUN]->(r)
+SET h.role = $role, h.cell = $cell
+"""
+
+EXPERIMENT_UNLINK_RUN = """
+MATCH (:Experiment {key: $experiment})-[h:HAS_RUN]->(:Run {key: $run})
+DELETE h
+"""
+
+EXPERIMENT_RUNS = """
+MATCH (e:Experiment {key: $experiment})-[h:HAS_RUN]->(r:Run)
+RETURN r.key AS run, h.role AS role, h.cell AS cell, properties(r) AS props
+ORDER BY run
+"""
+
+EXPERIMENT_DELETE = """
+MATCH (e:Experiment {key: $experiment})
+DETACH DELETE e
+"""
+
 # One result node per (run, edge), found again by its key: re-running a run never duplicates
 # a result, and a later phase only adds properties to it.
 RESULTS_MERGE = """

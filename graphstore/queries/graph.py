@@ -21,6 +21,7 @@ SCHEMA = (
     "CREATE INDEX property_graph IF NOT EXISTS FOR (n:Property) ON (n.graph)",
     "CREATE CONSTRAINT fact_result_key IF NOT EXISTS FOR (n:FactResult) REQUIRE n.key IS UNIQUE",
     "CREATE INDEX fact_result_run IF NOT EXISTS FOR (n:FactResult) ON (n.run)",
+    "CREATE CONSTRAINT experiment_key IF NOT EXISTS FOR (n:Experiment) REQUIRE n.key IS UNIQUE",
 )
 # Neo4j-only: a relationship property index. The embedded engine has none, and lookups
 # anchor on node keys anyway; on Neo4j it speeds up ad-hoc `MATCH ()-[r:FACT {key: $k}]->()`.

@@ -133,7 +133,7 @@ def auroc(positive: list[float], negative: list[float]) -> float:
     return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
-def separation(results: list[dict], injected: set[str]) -> dict:
+def separation(results: list, injected: set[str]) -> dict:
     """How well the measure tells injected subjects' facts from the others', from fact results
     (``FactMeasure.row()`` or FactResult nodes read back)."""
     measured = [r for r in results if r["measured"]]

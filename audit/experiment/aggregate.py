@@ -1,0 +1,154 @@
+"""An experiment's table, from its runs on the graph: per cell (the grid without the seed), each
+measure's mean and 95 % t interval over the seeds; and per forget edge, its deviation score
+beside its edge degree and component density, with their rank correlations.
+
+Every value is read back from the graph (Run and EdgeResult nodes), so the table of a finished
+experiment can be made again at any time, and a test can check it against its own Cypher.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from audit.experiment.runner import CELL, experiment_runs, get_experiment
+from audit.experiment.stats import Correlation, Interval, spearman, t_interval
+from audit.measure import metrics as M
+from audit.results import store as R
+from audit.results.schema import phase_name
+from graphstore import GraphStore
+from graphstore.errors import ConfigError
+
+# From the Run node: the run's own summary (docs/runs.md); forget_<measure>_after: the mean over
+# the forget edges of each other per-edge measure after unlearning.
+RUN_MEASURES = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score", "forget_memorized_after",
+                "utility_rouge1_after")
+EDGE_MEASURES = tuple(m for m in M.QA_MEASURES if m != "rouge1")
+MEASURES = RUN_MEASURES + tuple(f"forget_{m}_after" for m in EDGE_MEASURES)
+LOWER_IS_BETTER = {"forget_rouge1_after", "deviation_score", "forget_memorized_after",
+                   *(f"forget_{m}_after" for m in EDGE_MEASURES)}
+STRUCTURE = ("edge_degree", "component_density")
+
+
+@dataclass
+class CellRow:
+    """One row of the table: a cell of the grid and its runs, one per seed."""
+    cell: str
+    graph: str
+    selector: str
+    method: str
+    lr: float | None
+    model: str
+    mode: str
+    runs: list[str] = field(default_factory=list)
+    seeds: list[int] = field(default_factory=list)
+    values: dict[str, list[float]] = field(default_factory=dict)     # measure -> one value per run
+
+    def interval(self, measure: str) -> Interval | None:
+        return t_interval(self.values.get(measure, []))
+
+
+@dataclass
+class EdgePoint:
+    """A forget edge's deviation score in one run, beside its structure."""
+    run: str
+    cell: str
+    method: str
+    edge: str
+    edge_degree: int
+    component_density: float
+    deviation_score: float
+
+
+def run_values(store: GraphStore, run: str, props: dict) -> dict[str, float]:
+    """One run's measures: its summary, the forget edges' mean of every other measure, and the
+    retained edges' ROUGE-1 per domain (``retain_rouge1_after_<domain>``: PISTOL's domain skew)."""
+    out = {m: props[m] for m in RUN_MEASURES if props.get(m) is not None}
+    results = R.read_results(store, run)
+    forget = [r for r in results if r.role == "forget"]
+    for m in EDGE_MEASURES:
+        values = [r.get(phase_name(m, "after")) for r in forget]
+        if forget and all(v is not None for v in values):
+            out[f"forget_{m}_after"] = M.mean(values)
+    domain = {r.edge: r.domain for r in results}
+    if props.get("mode") == "per-edge":
+        # each forget edge's unlearning measured every other edge: average those of each domain
+        by_domain: dict[str, list[float]] = {}
+        for r in forget:
+            for edge, value in zip(r.retain_edges_after or [], r.retain_rouge1_by_edge or []):
+                if edge not in {f.edge for f in forget}:
+                    by_domain.setdefault(domain[edge], []).append(value)
+    else:
+        by_domain = {}
+        for r in results:
+            if r.role == "retain" and r.rouge1_after is not None:
+                by_domain.setdefault(r.domain, []).append(r.rouge1_after)
+    for d, values in sorted(by_domain.items()):
+        out[f"retain_rouge1_after_{d}"] = M.mean(values)
+    return out
+
+
+def cell_rows(store: GraphStore, experiment: str) -> list[CellRow]:
+    """The experiment's cells (lr-protocol trials left out), in the order they were run."""
+    if get_experiment(store, experiment) is None:
+        raise ConfigError(f"no experiment {experiment!r}; audit experiment FILE runs one")
+    rows: dict[str, CellRow] = {}
+    for link in experiment_runs(store, experiment):
+        props = link["props"]
+        if link["role"] != CELL or props.get("status") != R.DONE:
+            continue
+        unlearn = json.loads(props.get("unlearn_config") or "{}")
+        row = rows.setdefault(link["cell"], CellRow(link["cell"], props["graph"], props.get("selector"),
+                                                    props["method"], unlearn.get("lr"), props["model"],
+                                                    props.get("mode", "joint")))
+        row.runs.append(link["run"])
+        row.seeds.append(unlearn.get("seed"))
+        for name, value in run_values(store, link["run"], props).items():
+            row.values.setdefault(name, []).append(value)
+    return sorted(rows.values(), key=lambda r: (r.graph, r.selector, r.method, r.model, r.mode, r.lr or 0.0))
+
+
+def edge_points(store: GraphStore, experiment: str) -> list[EdgePoint]:
+    """Per forget edge and run, its deviation score: the edge's own in a per-edge run, the run's
+    in a joint run of a single forget edge (a joint run of several has no per-edge score)."""
+    points = []
+    for link in experiment_runs(store, experiment):
+        props = link["props"]
+        if link["role"] != CELL or props.get("status") != R.DONE:
+            continue
+        forget = [r for r in R.read_results(store, link["run"]) if r.role == "forget"]
+        per_edge = props.get("mode") == "per-edge"
+        for r in forget:
+            score = r.deviation_score if per_edge else (props.get("deviation_score") if len(forget) == 1 else None)
+            if score is not None:
+                points.append(EdgePoint(link["run"], link["cell"], props["method"], r.edge, r.edge_degree,
+                                        r.component_density, score))
+    return points
+
+
+def correlations(points: list[EdgePoint]) -> dict[str, dict[str, Correlation]]:
+    """Spearman's ρ of the deviation score with each structure measure: over all points
+    (``all``) and per method."""
+    groups = {"all": points}
+    for p in points:
+        groups.setdefault(p.method, []).append(p)
+    return {name: {s: spearman([getattr(p, s) for p in group], [p.deviation_score for p in group])
+                   for s in STRUCTURE} for name, group in groups.items()}
+
+
+def table(rows: list[CellRow]) -> tuple[list[str], list[list]]:
+    """Columns and rows: per cell, ``<measure>`` (mean), ``<measure>_low``, ``<measure>_high``
+    for every measure some run has (``MEASURES``, then the per-domain ones), and the seeds."""
+    extra = sorted({m for r in rows for m in r.values} - set(MEASURES))
+    present = [m for m in (*MEASURES, *extra) if any(r.values.get(m) for r in rows)]
+    columns = ["graph", "selector", "method", "lr", "model", "mode", "seeds"]
+    for m in present:
+        columns += [m, f"{m}_low", f"{m}_high"]
+    out = []
+    for r in rows:
+        line = [r.graph, r.selector, r.method, r.lr, r.model, r.mode, len(r.runs)]
+        for m in present:
+            i = r.interval(m)
+            line += [i.mean, i.low, i.high] if i else [None, None, None]
+        out.append(line)
+    return columns, out

@@ -1,0 +1,59 @@
+"""The cells of an experiment: every combination of the grid's axes, each one `audit run`."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import asdict, dataclass
+
+from audit.experiment.spec import ExperimentSpec
+
+AXES = ("graph", "selector", "method", "options", "lr", "model", "per_edge", "seed")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of the grid. ``lr`` None: the method's default rate for the model."""
+    graph: str
+    selector: str
+    method: str
+    options: tuple[tuple[str, object], ...]
+    lr: float | None
+    model: str
+    per_edge: bool
+    seed: int
+
+    def group(self) -> str:
+        """The cell without its seed: the row of the aggregate table its runs are averaged into."""
+        options = ",".join(f"{k}={v}" for k, v in self.options)
+        parts = [self.graph, self.selector, self.method + (f"[{options}]" if options else ""),
+                 f"lr={self.lr:g}" if self.lr is not None else "lr=default", self.model,
+                 "per-edge" if self.per_edge else "joint"]
+        return " ".join(parts)
+
+    def run_id(self, experiment: str, run_options: dict) -> str:
+        """A stable run id: the same cell of the same experiment is the same run (so it resumes),
+        and any change to the cell or the shared options is another run."""
+        text = json.dumps({"experiment": experiment, "cell": asdict(self), "run": run_options}, sort_keys=True,
+                          default=str)
+        return f"{experiment}-{self.method}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def expand(spec: ExperimentSpec, chosen_lrs: dict[tuple[str, str, str], float] | None = None) -> list[Cell]:
+    """Every cell of the grid, in a fixed order (graphs, selectors, methods, options, models,
+    rates, modes, then seeds innermost, so a group's seeds run one after another).
+
+    ``chosen_lrs``: the learning-rate protocol's rate per (graph, method, model), used where the
+    grid gives no rates.
+    """
+    chosen_lrs = chosen_lrs or {}
+    cells = []
+    for graph, selector, method in itertools.product((g.name for g in spec.graphs), spec.selectors, spec.methods):
+        for options in spec.method_options.get(method, ({},)):
+            for model in spec.models:
+                lrs = spec.lrs or (chosen_lrs.get((graph, method, model)),)
+                for lr, per_edge, seed in itertools.product(lrs, spec.per_edge, spec.seeds):
+                    cells.append(Cell(graph, selector, method, tuple(sorted(options.items())), lr, model, per_edge,
+                                      seed))
+    return cells

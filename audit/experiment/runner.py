@@ -1,0 +1,205 @@
+"""Running an experiment: its graphs, the learning-rate protocol, then every cell as an
+ordinary `audit run`, linked to one ``(:Experiment)`` node.
+
+Resumable like a run: started again, finished cells are skipped (their runs are complete with
+the same settings) and an unfinished one resumes. The file's SHA-256 is the experiment's
+identity: a changed file under the same name is refused unless ``replace``, which unlinks the
+runs the new grid no longer has (the runs stay, for `audit runs`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.build import PistolSource, build_graph
+from audit.config import InjectionConfig, UnlearnConfig
+from audit.experiment.grid import Cell, expand
+from audit.experiment.spec import ExperimentSpec
+from audit.results import store as R
+from audit.results.schema import Experiment
+from audit.run.request import RunRequest
+from audit.run.runner import run_audit
+from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
+
+CELL, TRIAL = "cell", "lr-protocol"
+
+
+@dataclass
+class ExperimentOutcome:
+    experiment: str
+    cells: int
+    ran: int           # cells run (or resumed) by this call
+    skipped: int       # cells already complete
+    lr_choices: list[dict]
+
+
+def get_experiment(store: GraphStore, name: str) -> Experiment | None:
+    rows = store.read(Q.EXPERIMENT_GET, experiment=name)
+    return Experiment.from_props(rows[0]["experiment"]) if rows else None
+
+
+def update_experiment(store: GraphStore, name: str, **props) -> None:
+    Experiment.check(props)
+    store.write(Q.EXPERIMENT_MERGE, experiment=name, props={k: R.storable(v) for k, v in props.items()})
+
+
+def experiment_runs(store: GraphStore, name: str) -> list[dict]:
+    """The experiment's runs: ``run``, ``role`` (cell or lr-protocol), ``cell`` (its group), ``props``."""
+    return [dict(r) for r in store.read(Q.EXPERIMENT_RUNS, experiment=name)]
+
+
+def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, replace: bool = False,
+                   report: Callable[[str], None] = print) -> ExperimentOutcome:
+    """Run (or resume) every cell of ``spec``; see the module docstring.
+
+    Raises:
+        ConfigError: the experiment exists from another version of its file (without ``replace``),
+            or a graph is missing and the file says not how to build it.
+    """
+    existing = get_experiment(store, spec.name)
+    if existing is not None and existing.sha256 != spec.sha256:
+        if not replace:
+            raise ConfigError(f"experiment {spec.name!r} was run from another version of {existing.file} "
+                              f"(sha256 {existing.sha256[:12]}, now {spec.sha256[:12]}); give --replace to run the "
+                              "new grid (finished cells it keeps are reused), or another name")
+    _ensure_graphs(store, spec, report)
+    now = R.now()
+    update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
+                      grid=_grid_record(spec), status=R.RUNNING,
+                      **({"resumed_at": now} if existing is not None else {"started_at": now}))
+    try:
+        choices = _lr_protocol(store, spec, cache_dir, report) if spec.lr_protocol else []
+        cells = expand(spec, {(c["graph"], c["method"], c["model"]): c["lr"] for c in choices})
+        ids = [cell.run_id(spec.name, spec.run) for cell in cells]
+        if existing is not None and replace:
+            _unlink_others(store, spec.name, set(ids) | {t["run"] for c in choices for t in c["trials"]})
+        update_experiment(store, spec.name, cells=len(cells), lr_choices=choices)
+        ran, skipped = _run_cells(store, spec, cells, ids, cache_dir, report)
+    except KeyboardInterrupt:
+        update_experiment(store, spec.name, status=R.INTERRUPTED, ended_at=R.now())
+        raise
+    except Exception as e:
+        update_experiment(store, spec.name, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
+        raise
+    update_experiment(store, spec.name, status=R.DONE, ended_at=R.now(), cells_done=len(cells))
+    return ExperimentOutcome(spec.name, len(cells), ran, skipped, choices)
+
+
+def _grid_record(spec: ExperimentSpec) -> dict:
+    return {"graphs": [g.name for g in spec.graphs], "selectors": list(spec.selectors), "methods": list(spec.methods),
+            "seeds": list(spec.seeds), "models": list(spec.models), "per_edge": list(spec.per_edge),
+            "lrs": list(spec.lrs) if spec.lrs else None, "method_options": spec.method_options, "run": spec.run}
+
+
+def _ensure_graphs(store: GraphStore, spec: ExperimentSpec, report) -> None:
+    known = {r["key"] for r in store.read(Q.GRAPH_LIST)}
+    for g in spec.graphs:
+        if g.pistol is not None:   # built, or found unchanged (same content: nothing is written)
+            built = build_graph(store, PistolSource((g.pistol,), g.split), g.name)
+            if built[0].summary.status != "unchanged":
+                report(f"graph {g.name}: {built[0].summary.status} from {g.pistol}")
+        elif g.name not in known:
+            raise ConfigError(f"experiment {spec.name!r}: no graph {g.name!r}; build it (audit build) or give "
+                              f"its file in the experiment ([[graphs]] pistol = ...)")
+
+
+def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) -> RunRequest:
+    """The `audit run` of one cell: the cell's axes and the file's [run] options."""
+    o = spec.run
+    injection = InjectionConfig(seed=cell.seed, **{k: v for k, v in {
+        "target_rouge1": o.get("inject_target"), "max_epochs": o.get("inject_max_epochs"),
+        "lr": o.get("inject_lr"), "batch_size": o.get("inject_batch_size")}.items() if v is not None})
+    unlearn = UnlearnConfig(lr=cell.lr, seed=cell.seed, **{k: o[k] for k in
+                                                           ("epochs", "batch_size", "grad_accum", "lora_r", "lora_alpha")
+                                                           if k in o})
+    equivalence = o.get("equivalence", "embedding")
+    return RunRequest(
+        graph=cell.graph, select=cell.selector, method=cell.method,
+        method_options={k: str(v) for k, v in cell.options}, model=cell.model, retain=o.get("retain", "all"),
+        utility=Path(o["utility"]) if "utility" in o else None, idk=Path(o["idk"]) if "idk" in o else None,
+        per_edge=cell.per_edge, run_id=run_id, device=o.get("device", "auto"),
+        eval_batch_size=o.get("eval_batch_size", RunRequest.eval_batch_size),
+        equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir,
+        injection=injection, unlearn=unlearn)
+
+
+def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, report) -> dict:
+    """Run one cell (or find it complete) and link it; returns its Run summary."""
+    done = R.get_run(store, run_id)
+    if done is None or done.status != R.DONE:
+        run_audit(store, request_for(spec, cell, run_id, cache_dir), report=lambda line: report(f"  {line}"))
+    store.write(Q.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=role, cell=cell.group())
+    return dict(R.get_run(store, run_id))
+
+
+def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, report) -> tuple[int, int]:
+    ran = skipped = 0
+    seconds: list[float] = []
+    for position, (cell, run_id) in enumerate(zip(cells, ids), 1):
+        node = R.get_run(store, run_id)
+        if node is not None and node.status == R.DONE:
+            store.write(Q.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=CELL, cell=cell.group())
+            skipped += 1
+            continue
+        remaining = len(cells) - position + 1
+        eta = f"; about {_duration(remaining * sum(seconds) / len(seconds))} left" if seconds else ""
+        report(f"cell {position}/{len(cells)}: {cell.group()} seed {cell.seed} (run {run_id}){eta}")
+        started = time.perf_counter()
+        summary = _run_cell(store, spec, cell, run_id, cache_dir, CELL, report)
+        seconds.append(time.perf_counter() - started)
+        ran += 1
+        update_experiment(store, spec.name, cells_done=position)
+        report(f"cell {position}/{len(cells)} done in {_duration(seconds[-1])}: forget ROUGE-1 "
+               f"{_fmt(summary.get('forget_rouge1_after'))}, retained {_fmt(summary.get('retain_rouge1_after'))}, "
+               f"deviation score {_fmt(summary.get('deviation_score'), 1)}")
+    return ran, skipped
+
+
+def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[dict]:
+    """PISTOL Sec. 5 as this tool applies it: for each (graph, method, model), one run per rate
+    of the protocol's grid on its forget set and seed; the chosen rate forgets most (lowest
+    forget ROUGE-1) among those that keep the retained ROUGE-1 at or above the threshold; when
+    none does, the rate that keeps the most (highest retained ROUGE-1), said so in the record."""
+    p = spec.lr_protocol
+    choices = []
+    for graph in (g.name for g in spec.graphs):
+        for method in spec.methods:
+            for model in spec.models:
+                trials = []
+                for lr in p.grid:
+                    cell = Cell(graph, p.selector, method, (), lr, model, False, p.seed)
+                    run_id = cell.run_id(f"{spec.name}-lr", spec.run)
+                    report(f"lr protocol: {method} on {graph} ({model}), lr {lr:g} (run {run_id})")
+                    summary = _run_cell(store, spec, cell, run_id, cache_dir, TRIAL, report)
+                    trials.append({"lr": lr, "run": run_id, "forget_rouge1": summary.get("forget_rouge1_after"),
+                                   "retain_rouge1": summary.get("retain_rouge1_after")})
+                kept = [t for t in trials if (t["retain_rouge1"] or 0.0) >= p.retain_threshold]
+                if kept:
+                    best = min(kept, key=lambda t: (t["forget_rouge1"], -t["retain_rouge1"], t["lr"]))
+                else:
+                    best = max(trials, key=lambda t: (t["retain_rouge1"] or 0.0, -t["lr"]))
+                choices.append({"graph": graph, "method": method, "model": model, "lr": best["lr"],
+                                "met_threshold": bool(kept), "threshold": p.retain_threshold, "trials": trials})
+                report(f"lr protocol: {method} on {graph} ({model}) -> lr {best['lr']:g}"
+                       + ("" if kept else f" (no rate kept retained ROUGE-1 >= {p.retain_threshold}: the one "
+                                          "that kept the most)"))
+    return choices
+
+
+def _unlink_others(store, name: str, keep: set[str]) -> None:
+    for row in experiment_runs(store, name):
+        if row["run"] not in keep:
+            store.write(Q.EXPERIMENT_UNLINK_RUN, experiment=name, run=row["run"])
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"

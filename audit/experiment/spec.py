@@ -1,0 +1,282 @@
+"""An experiment file (TOML or YAML), read and checked whole before anything runs.
+
+Every key is known: an unknown or mistyped one is refused with its place named
+(``Error: exp.toml: grid.methods[2]: unknown unlearning method 'gx'; valid: ...``), so a typo
+cannot silently run a different grid. The layout (docs/experiments.md has the full reference):
+
+    name = "pistol_table2"                   # the Experiment node's key (default: the file name)
+    description = "..."
+
+    [[graphs]]                               # built from the file when missing; or just a name
+    name = "sample_data_1"
+    pistol = "../../shared/data/pistol/sample_data_1.json"   # relative to the experiment file
+
+    [grid]                                   # every combination is one cell = one `audit run`
+    selectors = ["edges:A_B", "edges:A_C"]
+    methods = ["ga", "gd", "kl", "dpo", "npo", "simnpo"]
+    seeds = [0, 1, 2]
+    models = ["scratch:tiny"]                # default ["scratch:tiny"]
+    per_edge = [false]                       # default [false]
+    lrs = [3e-4]                             # optional; else [lr_protocol], else the method default
+
+    [method_options]                         # optional: a list of option sets per method
+    npo = [{beta = 0.1}, {beta = 0.5}]
+
+    [run]                                    # options of every cell (audit run's flags)
+    epochs = 20
+    idk = "../../shared/data/pistol/idontknow.jsonl"
+
+    [lr_protocol]                            # PISTOL Sec. 5: one rate per method and model
+    grid = [1e-4, 3e-4, 1e-3]
+    selector = "edges:A_B"                   # the forget set the rate is chosen on
+    retain_threshold = 0.8                   # retained ROUGE-1 must stay at or above this
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from audit.config import SIZES, UNLEARNING_METHODS, apply_options
+from audit.run.methods import method_class
+from graphstore.errors import InputDataError
+from graphstore.records import validate_graph_name
+
+SUFFIXES = (".toml", ".yaml", ".yml")
+TOP_KEYS = ("name", "description", "graphs", "grid", "method_options", "run", "lr_protocol")
+GRID_KEYS = ("selectors", "methods", "seeds", "models", "per_edge", "lrs")
+GRAPH_KEYS = ("name", "pistol", "split")
+PROTOCOL_KEYS = ("grid", "selector", "seed", "retain_threshold")
+
+# [run]: audit run's options shared by every cell, with their types.
+RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
+    "epochs": int, "batch_size": int, "grad_accum": int, "lora_r": int, "lora_alpha": int, "retain": str,
+    "utility": str, "idk": str, "equivalence": str, "eval_batch_size": int, "inject_target": (int, float),
+    "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "device": str,
+}
+PATH_OPTIONS = ("utility", "idk")
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    name: str
+    pistol: Path | None = None     # built from this PISTOL file when the graph is missing
+    split: str = "retain"
+
+
+@dataclass(frozen=True)
+class LrProtocol:
+    """PISTOL's learning-rate protocol: per method and model, the rate of ``grid`` that forgets
+    most (lowest forget ROUGE-1) on ``selector`` while the retained ROUGE-1 stays at or above
+    ``retain_threshold``; then held fixed across forget sets and seeds."""
+    grid: tuple[float, ...]
+    selector: str
+    seed: int = 0
+    retain_threshold: float = 0.8
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    name: str
+    path: Path
+    sha256: str                                  # of the file's bytes: a changed file is a new experiment
+    graphs: tuple[GraphSpec, ...]
+    selectors: tuple[str, ...]
+    methods: tuple[str, ...]
+    seeds: tuple[int, ...]
+    models: tuple[str, ...] = ("scratch:tiny",)
+    per_edge: tuple[bool, ...] = (False,)
+    lrs: tuple[float, ...] | None = None         # None: the protocol's choice, or the method default
+    method_options: dict[str, tuple[dict, ...]] = field(default_factory=dict)
+    run: dict = field(default_factory=dict)
+    lr_protocol: LrProtocol | None = None
+    description: str = ""
+
+
+def load_spec(path: Path) -> ExperimentSpec:
+    """Read and check an experiment file.
+
+    Raises:
+        InputDataError: not TOML/YAML, or a key unknown, missing or of the wrong type; the
+            message names the file and the key.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in SUFFIXES:
+        raise InputDataError(path, f"an experiment file is TOML or YAML ({', '.join(SUFFIXES)})")
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+    try:
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.safe_load(text)
+    except UnicodeDecodeError as e:
+        raise InputDataError(path, f"not UTF-8 text (byte {e.start})") from e
+    except tomllib.TOMLDecodeError as e:
+        raise InputDataError(path, f"not TOML: {e}") from e
+    except yaml.YAMLError as e:
+        raise InputDataError(path, f"not YAML: {' '.join(str(e).split())}") from e
+    return _check(path, data, hashlib.sha256(raw).hexdigest())
+
+
+class _Checker:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, key: str, message: str):
+        raise InputDataError(self.path, f"{key}: {message}")
+
+    def table(self, value, key: str, allowed: tuple[str, ...]) -> dict:
+        if not isinstance(value, dict):
+            self.fail(key, f"expected a table of {', '.join(allowed)}, got {type(value).__name__}")
+        unknown = [k for k in value if k not in allowed]
+        if unknown:
+            self.fail(f"{key}.{unknown[0]}" if key else unknown[0],
+                      f"unknown key; valid: {', '.join(allowed)}")
+        return value
+
+    def items(self, value, key: str, kind: type | tuple[type, ...], nonempty: bool = True) -> list:
+        if not isinstance(value, list) or (nonempty and not value):
+            self.fail(key, "expected a non-empty list")
+        for i, item in enumerate(value):
+            if isinstance(item, bool) and kind is not bool or not isinstance(item, kind):
+                self.fail(f"{key}[{i}]", f"expected {_kind_name(kind)}, got {item!r}")
+        if len(set(map(repr, value))) != len(value):
+            self.fail(key, "a value is listed twice")
+        return value
+
+
+def _kind_name(kind) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join({int: "a whole number", float: "a number", str: "a string", bool: "true or false",
+                        dict: "a table"}[k] for k in kinds)
+
+
+def _check(path: Path, data, sha256: str) -> ExperimentSpec:
+    c = _Checker(path)
+    c.table(data, "", TOP_KEYS)
+    for required in ("graphs", "grid"):
+        if required not in data:
+            c.fail(required, "missing")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        c.fail("name", "expected a non-empty string")
+    try:
+        validate_graph_name(name)   # the same alphabet keeps run ids readable
+    except ValueError:
+        c.fail("name", f"{name!r}: use letters, digits, '_', '.', '-'")
+
+    graphs = _graphs(c, data["graphs"], path.parent)
+    grid = c.table(data["grid"], "grid", GRID_KEYS)
+    for required in ("selectors", "methods", "seeds"):
+        if required not in grid:
+            c.fail(f"grid.{required}", "missing")
+    selectors = c.items(grid["selectors"], "grid.selectors", str)
+    methods = [m.lower() for m in c.items(grid["methods"], "grid.methods", str)]
+    for i, m in enumerate(methods):
+        if m not in UNLEARNING_METHODS:
+            c.fail(f"grid.methods[{i}]", f"unknown unlearning method {m!r}; valid: {', '.join(UNLEARNING_METHODS)}")
+    seeds = c.items(grid["seeds"], "grid.seeds", int)
+    models = c.items(grid.get("models", ["scratch:tiny"]), "grid.models", str)
+    for i, m in enumerate(models):
+        if m.startswith("scratch") and m.partition(":")[2] not in ("", *SIZES):
+            c.fail(f"grid.models[{i}]", f"unknown scratch size in {m!r}; valid: {', '.join(SIZES)}")
+    per_edge = c.items(grid.get("per_edge", [False]), "grid.per_edge", bool)
+    lrs = c.items(grid["lrs"], "grid.lrs", (int, float)) if "lrs" in grid else None
+    if lrs is not None and any(lr <= 0 for lr in lrs):
+        c.fail("grid.lrs", "learning rates must be positive")
+
+    options = _method_options(c, data.get("method_options", {}), methods)
+    run = _run_options(c, data.get("run", {}), path.parent)
+    protocol = _protocol(c, data["lr_protocol"], selectors) if "lr_protocol" in data else None
+    if protocol is not None and lrs is not None:
+        c.fail("lr_protocol", "give grid.lrs (fixed rates) or [lr_protocol] (rates chosen per method), not both")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        c.fail("description", "expected a string")
+    return ExperimentSpec(name, path.resolve(), sha256, graphs, tuple(selectors), tuple(methods), tuple(seeds),
+                          tuple(models), tuple(per_edge), tuple(float(x) for x in lrs) if lrs else None, options,
+                          run, protocol, description)
+
+
+def _graphs(c: _Checker, value, base: Path) -> tuple[GraphSpec, ...]:
+    if not isinstance(value, list) or not value:
+        c.fail("graphs", "expected a non-empty list of graph names or tables {name, pistol}")
+    out = []
+    for i, item in enumerate(value):
+        key = f"graphs[{i}]"
+        if isinstance(item, str):
+            item = {"name": item}
+        c.table(item, key, GRAPH_KEYS)
+        name = item.get("name")
+        if not isinstance(name, str):
+            c.fail(f"{key}.name", "missing or not a string")
+        pistol = item.get("pistol")
+        if pistol is not None:
+            if not isinstance(pistol, str):
+                c.fail(f"{key}.pistol", "expected a path")
+            pistol = (base / pistol).resolve()
+            if not pistol.is_file():
+                c.fail(f"{key}.pistol", f"no such file {pistol}")
+        split = item.get("split", "retain")
+        if split not in ("retain", "forget"):
+            c.fail(f"{key}.split", "expected retain or forget")
+        out.append(GraphSpec(name, pistol, split))
+    if len({g.name for g in out}) != len(out):
+        c.fail("graphs", "a graph is listed twice")
+    return tuple(out)
+
+
+def _method_options(c: _Checker, value, methods: list[str]) -> dict[str, tuple[dict, ...]]:
+    c.table(value, "method_options", tuple(methods))
+    out = {}
+    for method, sets in value.items():
+        key = f"method_options.{method}"
+        c.items(sets, key, dict)
+        for i, options in enumerate(sets):
+            try:
+                apply_options(method_class(method).config_class(), {k: str(v) for k, v in options.items()},
+                              f"method {method}")
+            except Exception as e:   # ConfigError: an unknown option or a value of the wrong type
+                c.fail(f"{key}[{i}]", str(e))
+        out[method] = tuple(dict(sorted(o.items())) for o in sets)
+    return out
+
+
+def _run_options(c: _Checker, value, base: Path) -> dict:
+    c.table(value, "run", tuple(RUN_OPTIONS))
+    out = {}
+    for key, v in value.items():
+        kind = RUN_OPTIONS[key]
+        if isinstance(v, bool) or not isinstance(v, kind):
+            c.fail(f"run.{key}", f"expected {_kind_name(kind)}, got {v!r}")
+        if key in PATH_OPTIONS:
+            v = (base / v).resolve()
+            if not v.is_file():
+                c.fail(f"run.{key}", f"no such file {v}")
+            v = str(v)
+        out[key] = v
+    return out
+
+
+def _protocol(c: _Checker, value, selectors: list[str]) -> LrProtocol:
+    c.table(value, "lr_protocol", PROTOCOL_KEYS)
+    if "grid" not in value:
+        c.fail("lr_protocol.grid", "missing")
+    grid = c.items(value["grid"], "lr_protocol.grid", (int, float))
+    if any(lr <= 0 for lr in grid):
+        c.fail("lr_protocol.grid", "learning rates must be positive")
+    selector = value.get("selector", selectors[0])
+    if not isinstance(selector, str):
+        c.fail("lr_protocol.selector", "expected a selector spec")
+    seed = value.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        c.fail("lr_protocol.seed", "expected a whole number")
+    threshold = value.get("retain_threshold", 0.8)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        c.fail("lr_protocol.retain_threshold", "expected a number from 0 to 1")
+    return LrProtocol(tuple(float(x) for x in sorted(grid)), selector, seed, float(threshold))

@@ -1,0 +1,115 @@
+"""`audit experiment FILE`: a grid of audit runs, resumable, aggregated over seeds (audit.experiment)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import click
+
+from cli.common import connection_options, emit_rows
+from graphstore import GraphStore
+from graphstore.progress import say
+
+FORMATS = ("table", "csv", "json", "markdown")
+SHOWN = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")   # the table and markdown forms
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="The file changed since the experiment ran: run the new grid "
+                                              "(cells it still has are reused).")
+@click.option("--dry-run", is_flag=True, help="List the cells (one run each) and stop.")
+@click.option("--table-only", is_flag=True, help="Run nothing: the table and figures of what has run.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="The table's format: table and markdown show mean ± half of the 95 % t interval of the main "
+                   "measures; csv and json every measure with its interval's ends.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for table.md, table.csv and the figures (default out/experiments/<name>).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Injected models and run checkpoints (default: <store>/cache), shared by the cells.")
+@connection_options
+def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, settings):
+    """Run an experiment file (TOML or YAML): every cell of its grid is one audit run.
+
+    The grid is graphs x selectors x methods x method options x learning rates x models x
+    modes x seeds (docs/experiments.md). Cells share injected models through the cache;
+    their runs are linked to one Experiment node. Killed and started again, finished cells
+    are skipped and an unfinished one resumes. With [lr_protocol], each method's rate is
+    chosen first, PISTOL's way, and held fixed. Then the table: per cell, each measure's
+    mean and 95 % t interval over the seeds, and Spearman's rho of the per-edge deviation
+    score with edge degree and component density (95 % bootstrap interval).
+
+    \b
+    Examples:
+      audit experiment experiments/pistol_table2.toml
+      audit experiment experiments/pistol_table2.toml --dry-run
+      audit experiment experiments/pistol_table2.toml --table-only --format markdown
+    """
+    # The runs need torch and transformers: imported here, so the command line starts fast.
+    from audit.experiment import aggregate as A
+    from audit.experiment.grid import expand
+    from audit.experiment.runner import run_experiment
+    from audit.experiment.spec import load_spec
+    from audit.views import experiment as V
+    from audit.views.report import table as markdown_table
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    spec = load_spec(file)
+    if dry_run:
+        cells = expand(spec)
+        emit_rows(["cell", "seed", "run"], [[c.group(), c.seed, c.run_id(spec.name, spec.run)] for c in cells], "table")
+        rates = "" if not spec.lr_protocol else (f"; learning rates chosen first by the protocol: "
+                                                 f"{len(spec.lr_protocol.grid)} trial run(s) per method and model")
+        click.echo(f"{len(cells)} cell(s){rates}")
+        return
+    out_dir = out_dir or Path("out") / "experiments" / spec.name
+    with GraphStore.open(settings) as store:
+        store.setup_schema()
+        if not table_only:
+            outcome = run_experiment(store, spec, cache_dir or settings.store_dir / "cache", replace, report=say)
+            say(f"experiment {spec.name}: {outcome.cells} cell(s), {outcome.ran} run now, {outcome.skipped} already done")
+        rows = A.cell_rows(store, spec.name)
+        points = A.edge_points(store, spec.name)
+    correlations = A.correlations(points)
+    columns, full = A.table(rows)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    emit_rows(columns, full, "csv", out=(out_dir / "table.csv").open("w", encoding="utf-8"))
+    compact_columns, compact = _compact(rows)
+    rho_rows = [[group, s, c.rho, c.low, c.high, c.n] for group, by in correlations.items() for s, c in by.items()]
+    rho_columns = ["methods", "structure", "spearman_rho", "low", "high", "edges"]
+    (out_dir / "table.md").write_text(f"# {spec.name}\n\n{spec.description}\n\n" + markdown_table(compact_columns, compact)
+                                      + "\n\n## Deviation score against structure (Spearman)\n\n"
+                                      + markdown_table(rho_columns, rho_rows) + "\n", encoding="utf-8")
+    V.cell_figure(rows, out_dir / "deviation_by_cell.png", f"{spec.name}: deviation score per cell (95 % t interval)")
+    for s in A.STRUCTURE:
+        V.structure_figure(points, correlations["all"], s, out_dir / f"deviation_vs_{s}.png",
+                           f"{spec.name}: per-edge deviation score")
+    if fmt == "json":
+        click.echo(json.dumps({"experiment": spec.name, "interval": "95% t over seeds",
+                               "cells": [dict(zip(columns, r)) for r in full],
+                               "correlations": [dict(zip(rho_columns, r)) for r in rho_rows]}, indent=2, default=str))
+    elif fmt == "csv":
+        emit_rows(columns, full, "csv")
+    elif fmt == "markdown":
+        click.echo(markdown_table(compact_columns, compact))
+    else:
+        emit_rows(compact_columns, compact, "table")
+        for group, by in correlations.items():
+            click.echo(f"{group}: deviation score vs " + "; vs ".join(f"{s.replace('_', ' ')} {V.describe(c)}"
+                                                                        for s, c in by.items()))
+        click.echo(f"mean ± half of the 95 % t interval over seeds; every measure in {out_dir / 'table.csv'}, "
+                   f"figures in {out_dir}")
+
+
+def _compact(rows) -> tuple[list[str], list[list]]:
+    columns = ["method", "selector", "graph", "lr", "model", "mode", "seeds", *SHOWN]
+    out = []
+    for r in rows:
+        cells = []
+        for m in SHOWN:
+            i = r.interval(m)
+            cells.append("" if i is None else f"{i.mean:.3f}" + ("" if i.low is None else f" ± {i.half_width():.3f}"))
+        out.append([r.method, r.selector, r.graph, r.lr, r.model, r.mode, len(r.runs), *cells])
+    return columns, out

@@ -1,0 +1,241 @@
+"""`audit experiment`: the grid expands as written, bad files are refused with the key named,
+a killed experiment resumes without redoing finished cells, and the table's aggregates equal an
+independent computation from the EdgeResults read back with Cypher."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from audit.experiment import aggregate as A
+from audit.experiment.grid import Cell, expand
+from audit.experiment.runner import run_experiment
+from audit.experiment.spec import load_spec
+from audit.experiment.stats import spearman, t_interval
+from cli.main import cli
+from extract.pistol.generate import generate_pistol, write_dataset
+from graphstore.errors import InputDataError
+
+EDGES = [("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("3", "4")]
+# t quantiles from a printed table (two-sided 95 %): df 1 -> 12.706, df 2 -> 4.303
+T_975 = {1: 12.706, 2: 4.303}
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def dataset(tmp_path) -> Path:
+    path = tmp_path / "exp_graph.json"
+    write_dataset(generate_pistol(EDGES, seed=5), path)
+    return path
+
+
+def experiment_file(folder: Path, dataset: Path, body: str, name: str = "e1") -> Path:
+    return write(folder / f"{name}.toml", f'name = "{name}"\n[[graphs]]\nname = "expg"\npistol = "{dataset.name}"\n'
+                                          + body)
+
+
+FAST = """
+[run]
+epochs = 3
+equivalence = "none"
+inject_max_epochs = 10
+inject_target = 0.5
+batch_size = 4
+"""
+
+
+# -- the grid -----------------------------------------------------------------------------------
+def test_the_grid_is_every_combination(tmp_path, dataset):
+    spec = load_spec(experiment_file(tmp_path, dataset, """
+[grid]
+selectors = ["top-degree:1", "edges:0_1"]
+methods = ["ga", "npo"]
+seeds = [0, 1, 2]
+models = ["scratch:tiny"]
+per_edge = [false, true]
+lrs = [0.001, 0.003]
+[method_options]
+npo = [{beta = 0.1}, {beta = 0.5}]
+""" + FAST))
+    cells = expand(spec)
+    # per selector: ga (1 option set) + npo (2 option sets) = 3, times 2 rates, 2 modes, 3 seeds
+    assert len(cells) == 2 * 3 * 2 * 2 * 3
+    expected = {(s, m, o, lr, pe, seed)
+                for s in ("top-degree:1", "edges:0_1")
+                for m, o in (("ga", ()), ("npo", (("beta", 0.1),)), ("npo", (("beta", 0.5),)))
+                for lr, pe, seed in itertools.product((0.001, 0.003), (False, True), (0, 1, 2))}
+    assert {(c.selector, c.method, c.options, c.lr, c.per_edge, c.seed) for c in cells} == expected
+    # seeds innermost: a cell's seeds run one after another
+    assert [c.seed for c in cells[:3]] == [0, 1, 2] and len({c.group() for c in cells[:3]}) == 1
+    # run ids: stable, distinct per cell, and another shared option makes other runs
+    ids = [c.run_id(spec.name, spec.run) for c in cells]
+    assert len(set(ids)) == len(ids) and ids == [c.run_id(spec.name, spec.run) for c in expand(spec)]
+    assert cells[0].run_id(spec.name, {**spec.run, "epochs": 4}) != ids[0]
+
+
+def test_protocol_rates_fill_the_grid():
+    from audit.experiment.spec import ExperimentSpec, GraphSpec, LrProtocol
+    spec = ExperimentSpec("e", Path("e.toml"), "0", (GraphSpec("g"),), ("edges:a",), ("ga", "npo"), (0,),
+                          lr_protocol=LrProtocol((1e-3, 3e-3), "edges:a"))
+    cells = expand(spec, {("g", "ga", "scratch:tiny"): 3e-3, ("g", "npo", "scratch:tiny"): 1e-3})
+    assert [(c.method, c.lr) for c in cells] == [("ga", 3e-3), ("npo", 1e-3)]
+
+
+# -- bad files ----------------------------------------------------------------------------------
+BAD = {
+    "unknown top key": ('[grid]\nselectors = ["top-degree:1"]\nmethods = ["ga"]\nseeds = [0]\n[rnu]\nepochs = 1\n',
+                        "rnu: unknown key"),
+    "unknown method": ('[grid]\nselectors = ["top-degree:1"]\nmethods = ["ga", "gx"]\nseeds = [0]\n',
+                       "grid.methods[1]: unknown unlearning method 'gx'"),
+    "seed not a number": ('[grid]\nselectors = ["top-degree:1"]\nmethods = ["ga"]\nseeds = [0, "one"]\n',
+                          "grid.seeds[1]: expected a whole number"),
+    "missing seeds": ('[grid]\nselectors = ["top-degree:1"]\nmethods = ["ga"]\n', "grid.seeds: missing"),
+    "bad run option type": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n[run]\nepochs = "ten"\n',
+                            "run.epochs: expected a whole number"),
+    "unknown method option": ('[grid]\nselectors = ["a"]\nmethods = ["npo"]\nseeds = [0]\n[method_options]\n'
+                              'npo = [{betta = 0.1}]\n', "method_options.npo[0]:"),
+    "rates twice": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\nlrs = [0.001]\n[lr_protocol]\n'
+                    'grid = [0.001]\n', "lr_protocol: give grid.lrs"),
+    "threshold out of range": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n[lr_protocol]\n'
+                               'grid = [0.001]\nretain_threshold = 2\n', "lr_protocol.retain_threshold"),
+    "duplicate seed": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 0]\n', "grid.seeds: a value is listed twice"),
+    "not toml": ('[grid\nselectors = 1\n', "not TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_file_is_refused_naming_the_key(tmp_path, dataset, case):
+    body, message = BAD[case]
+    path = experiment_file(tmp_path, dataset, body)
+    with pytest.raises(InputDataError, match=f"^{path}: " + _escape(message)):
+        load_spec(path)
+
+
+def test_a_bad_file_is_one_error_line(tmp_path, dataset):
+    path = experiment_file(tmp_path, dataset, BAD["unknown method"][0])
+    result = CliRunner().invoke(cli, ["experiment", str(path), "--dry-run"])
+    assert result.exit_code == 1 and result.output.strip().splitlines() == [
+        f"Error: {path}: grid.methods[1]: unknown unlearning method 'gx'; valid: ga, gd, kl, dpo, npo, simnpo"]
+
+
+def test_yaml_reads_like_toml(tmp_path, dataset):
+    path = write(tmp_path / "y.yaml", f"name: y\ngraphs: [{{name: expg, pistol: {dataset.name}}}]\n"
+                                      "grid: {selectors: ['top-degree:1'], methods: [ga], seeds: [0, 1]}\n")
+    assert len(expand(load_spec(path))) == 2
+
+
+def _escape(text: str) -> str:
+    import re
+    return re.escape(text)
+
+
+# -- statistics ---------------------------------------------------------------------------------
+def test_t_interval_matches_the_printed_table():
+    values = [0.2, 0.4, 0.9]
+    i = t_interval(values)
+    half = T_975[2] * statistics.stdev(values) / math.sqrt(3)
+    assert i.mean == pytest.approx(0.5) and i.low == pytest.approx(0.5 - half, abs=1e-3)
+    assert i.high == pytest.approx(0.5 + half, abs=1e-3) and t_interval([0.3]).low is None
+
+
+def test_spearman_of_a_monotone_relation_is_one():
+    c = spearman([1, 2, 3, 4, 5, 6], [0.1, 0.5, 0.6, 2.0, 3.0, 3.1])
+    assert c.rho == pytest.approx(1.0) and c.high == pytest.approx(1.0) and c.n == 6
+    assert spearman([1, 1, 1], [1, 2, 3]).rho is None
+
+
+# -- running, resuming, aggregating -------------------------------------------------------------
+def test_an_experiment_runs_resumes_and_aggregates(store, store_dir, tmp_path, dataset, run_cache):
+    path = experiment_file(tmp_path, dataset, """
+[grid]
+selectors = ["edges:0_1", "edges:3_4"]
+methods = ["ga"]
+seeds = [0, 1]
+lrs = [0.003]
+""" + FAST)
+    spec = load_spec(path)
+    lines: list[str] = []
+
+    class Killed(BaseException):
+        pass
+
+    def kill_at_third_cell(line: str) -> None:
+        lines.append(line)
+        if line.startswith("cell 3/4"):
+            raise Killed
+
+    with pytest.raises(Killed):
+        run_experiment(store, spec, run_cache, report=kill_at_third_cell)
+    done_first = {r["key"] for r in store.read("MATCH (r:Run {status: 'done'}) RETURN r.key AS key")}
+    assert len(done_first) == 2
+
+    lines.clear()
+    outcome = run_experiment(store, spec, run_cache, report=lines.append)
+    assert (outcome.cells, outcome.ran, outcome.skipped) == (4, 2, 2)
+    assert not any(line.startswith(("cell 1/4", "cell 2/4")) for line in lines)   # finished cells skipped
+    linked = store.read("MATCH (:Experiment {key: 'e1'})-[:HAS_RUN {role: 'cell'}]->(r:Run) "
+                        "RETURN r.key AS key, r.status AS status")
+    assert len(linked) == 4 and {r["status"] for r in linked} == {"done"}
+    assert done_first <= {r["key"] for r in linked}
+
+    # the aggregates, independently: per cell, per run, the forget edge's ROUGE-1 after (one
+    # edge, so its QA mean), the retained edges' QA mean, DS from those, then t over the seeds
+    rows = {r.selector: r for r in A.cell_rows(store, "e1")}
+    assert set(rows) == {"edges:0_1", "edges:3_4"}
+    for selector, row in rows.items():
+        forget_values, retain_values, ds_values = [], [], []
+        for run in row.runs:
+            results = store.read("MATCH (x:EdgeResult {run: $run}) RETURN x.role AS role, x.rouge1_qa_after AS qa",
+                                 run=run)
+            forget = [v for r in results if r["role"] == "forget" for v in r["qa"]]
+            retain = [v for r in results if r["role"] == "retain" for v in r["qa"]]
+            f, rr = sum(forget) / len(forget), sum(retain) / len(retain)
+            forget_values.append(f)
+            retain_values.append(rr)
+            ds_values.append(100 * math.sqrt(f ** 2 + (1 - rr) ** 2))
+        for measure, values in (("forget_rouge1_after", forget_values), ("retain_rouge1_after", retain_values),
+                                ("deviation_score", ds_values)):
+            i = row.interval(measure)
+            half = T_975[1] * statistics.stdev(values) / math.sqrt(2)
+            assert i.n == 2 and i.mean == pytest.approx(statistics.fmean(values), abs=1e-9)
+            assert i.high - i.mean == pytest.approx(half, rel=1e-3, abs=1e-9)
+
+    # the per-edge points: one per run (joint runs of one forget edge), with the edge's structure
+    points = A.edge_points(store, "e1")
+    structure = {r["key"]: r for r in store.read(
+        "MATCH ()-[f:FACT]->() WHERE f.graph = 'expg' RETURN f.key AS key, f.edge_degree AS degree")}
+    assert len(points) == 4 and all(p.edge_degree == structure[p.edge]["degree"] for p in points)
+
+    # the command prints the table and writes the figures without running anything
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["experiment", str(path), "--table-only", "--format", "csv", "--output", str(out),
+                                      "--store", str(store_dir)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].startswith("graph,selector,method,lr,model,mode,seeds,forget_rouge1_after")
+    assert {p.name for p in out.iterdir()} >= {"table.md", "table.csv", "deviation_by_cell.png",
+                                               "deviation_vs_edge_degree.png", "deviation_vs_component_density.png"}
+
+
+def test_a_changed_file_is_refused_unless_replace(store, tmp_path, dataset, run_cache):
+    body = '[grid]\nselectors = ["edges:0_1"]\nmethods = ["ga"]\nseeds = [0]\nlrs = [0.003]\n' + FAST
+    path = experiment_file(tmp_path, dataset, body, name="e2")
+    run_experiment(store, load_spec(path), run_cache, report=lambda line: None)
+    write(path, path.read_text() + "# a comment changes the file\n")
+    with pytest.raises(Exception, match="experiment 'e2' was run from another version"):
+        run_experiment(store, load_spec(path), run_cache, report=lambda line: None)
+    outcome = run_experiment(store, load_spec(path), run_cache, replace=True, report=lambda line: None)
+    assert (outcome.ran, outcome.skipped) == (0, 1)   # the same cell: its run is reused
+
+
+def test_cells_have_stable_groups():
+    cell = Cell("g", "edges:a", "npo", (("beta", 0.1),), 0.001, "scratch:tiny", False, 3)
+    assert cell.group() == "g edges:a npo[beta=0.1] lr=0.001 scratch:tiny joint"
