@@ -60,8 +60,9 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
     if dry_run:
         cells = expand(spec)
         emit_rows(["cell", "seed", "run"], [[c.group(), c.seed, c.run_id(spec.name, spec.run)] for c in cells], "table")
-        rates = "" if not spec.lr_protocol else (f"; learning rates chosen first by the protocol: "
-                                                 f"{len(spec.lr_protocol.grid)} trial run(s) per method and model")
+        rates = "" if not spec.lr_protocol else (
+            "; learning rates chosen first by the protocol: "
+            + ", ".join(f"{m} {len(spec.lr_protocol.grid_for(m))}" for m in spec.methods) + " trial run(s) per model")
         click.echo(f"{len(cells)} cell(s){rates}")
         return
     out_dir = out_dir or Path("out") / "experiments" / spec.name

@@ -20,8 +20,10 @@ from audit.experiment.grid import Cell, expand
 from audit.experiment.spec import ExperimentSpec
 from audit.results import store as R
 from audit.results.schema import Experiment
+from audit.run.qa import load_graph_edges
 from audit.run.request import RunRequest
 from audit.run.runner import run_audit
+from audit.run.selectors import select
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
@@ -68,6 +70,7 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
                               f"(sha256 {existing.sha256[:12]}, now {spec.sha256[:12]}); give --replace to run the "
                               "new grid (finished cells it keeps are reused), or another name")
     _ensure_graphs(store, spec, report)
+    _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
     now = R.now()
     update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
                       grid=_grid_record(spec), status=R.RUNNING,
@@ -97,15 +100,31 @@ def _grid_record(spec: ExperimentSpec) -> dict:
 
 
 def _ensure_graphs(store: GraphStore, spec: ExperimentSpec, report) -> None:
+    """Every graph exists: missing ones without a file are refused before any is built; those
+    with a file are built (or found unchanged: the same content writes nothing)."""
     known = {r["key"] for r in store.read(Q.GRAPH_LIST)}
+    missing = [g.name for g in spec.graphs if g.pistol is None and g.name not in known]
+    if missing:
+        raise ConfigError(f"experiment {spec.name!r}: no graph {missing[0]!r}; build it (audit build) or give "
+                          f"its file in the experiment ([[graphs]] pistol = ...)")
     for g in spec.graphs:
-        if g.pistol is not None:   # built, or found unchanged (same content: nothing is written)
+        if g.pistol is not None:
             built = build_graph(store, PistolSource((g.pistol,), g.split), g.name)
             if built[0].summary.status != "unchanged":
                 report(f"graph {g.name}: {built[0].summary.status} from {g.pistol}")
-        elif g.name not in known:
-            raise ConfigError(f"experiment {spec.name!r}: no graph {g.name!r}; build it (audit build) or give "
-                              f"its file in the experiment ([[graphs]] pistol = ...)")
+
+
+def _check_selectors(store: GraphStore, spec: ExperimentSpec) -> None:
+    """Every selector of the grid (and the protocol's) selects edges on every graph, every seed."""
+    selectors = set(spec.selectors) | ({spec.lr_protocol.selector} if spec.lr_protocol else set())
+    for g in spec.graphs:
+        edges = list(load_graph_edges(store, g.name))
+        for selector in sorted(selectors):
+            for seed in spec.seeds:
+                try:
+                    select(store, g.name, edges, selector, None, seed)
+                except ConfigError as e:
+                    raise ConfigError(f"experiment {spec.name!r}, graph {g.name}: {e}") from e
 
 
 def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) -> RunRequest:
@@ -171,13 +190,15 @@ def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[d
         for method in spec.methods:
             for model in spec.models:
                 trials = []
-                for lr in p.grid:
+                for lr in p.grid_for(method):
                     cell = Cell(graph, p.selector, method, (), lr, model, False, p.seed)
                     run_id = cell.run_id(f"{spec.name}-lr", spec.run)
                     report(f"lr protocol: {method} on {graph} ({model}), lr {lr:g} (run {run_id})")
                     summary = _run_cell(store, spec, cell, run_id, cache_dir, TRIAL, report)
                     trials.append({"lr": lr, "run": run_id, "forget_rouge1": summary.get("forget_rouge1_after"),
                                    "retain_rouge1": summary.get("retain_rouge1_after")})
+                    report(f"lr protocol: {method} lr {lr:g}: forget ROUGE-1 {_fmt(trials[-1]['forget_rouge1'])}, "
+                           f"retained {_fmt(trials[-1]['retain_rouge1'])}")
                 kept = [t for t in trials if (t["retain_rouge1"] or 0.0) >= p.retain_threshold]
                 if kept:
                     best = min(kept, key=lambda t: (t["forget_rouge1"], -t["retain_rouge1"], t["lr"]))

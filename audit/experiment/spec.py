@@ -30,6 +30,7 @@ cannot silently run a different grid. The layout (docs/experiments.md has the fu
     grid = [1e-4, 3e-4, 1e-3]
     selector = "edges:A_B"                   # the forget set the rate is chosen on
     retain_threshold = 0.8                   # retained ROUGE-1 must stay at or above this
+    methods = {dpo = [1e-3, 3e-3, 1e-2]}     # optional: a method's own grid
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ SUFFIXES = (".toml", ".yaml", ".yml")
 TOP_KEYS = ("name", "description", "graphs", "grid", "method_options", "run", "lr_protocol")
 GRID_KEYS = ("selectors", "methods", "seeds", "models", "per_edge", "lrs")
 GRAPH_KEYS = ("name", "pistol", "split")
-PROTOCOL_KEYS = ("grid", "selector", "seed", "retain_threshold")
+PROTOCOL_KEYS = ("grid", "methods", "selector", "seed", "retain_threshold")
 
 # [run]: audit run's options shared by every cell, with their types.
 RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
@@ -77,6 +78,10 @@ class LrProtocol:
     selector: str
     seed: int = 0
     retain_threshold: float = 0.8
+    methods: dict[str, tuple[float, ...]] = field(default_factory=dict)   # a method's own grid
+
+    def grid_for(self, method: str) -> tuple[float, ...]:
+        return self.methods.get(method, self.grid)
 
 
 @dataclass(frozen=True)
@@ -192,7 +197,7 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
 
     options = _method_options(c, data.get("method_options", {}), methods)
     run = _run_options(c, data.get("run", {}), path.parent)
-    protocol = _protocol(c, data["lr_protocol"], selectors) if "lr_protocol" in data else None
+    protocol = _protocol(c, data["lr_protocol"], selectors, methods) if "lr_protocol" in data else None
     if protocol is not None and lrs is not None:
         c.fail("lr_protocol", "give grid.lrs (fixed rates) or [lr_protocol] (rates chosen per method), not both")
     description = data.get("description", "")
@@ -263,13 +268,20 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
     return out
 
 
-def _protocol(c: _Checker, value, selectors: list[str]) -> LrProtocol:
+def _rates(c: _Checker, value, key: str) -> tuple[float, ...]:
+    rates = c.items(value, key, (int, float))
+    if any(lr <= 0 for lr in rates):
+        c.fail(key, "learning rates must be positive")
+    return tuple(float(x) for x in sorted(rates))
+
+
+def _protocol(c: _Checker, value, selectors: list[str], methods: list[str]) -> LrProtocol:
     c.table(value, "lr_protocol", PROTOCOL_KEYS)
     if "grid" not in value:
         c.fail("lr_protocol.grid", "missing")
-    grid = c.items(value["grid"], "lr_protocol.grid", (int, float))
-    if any(lr <= 0 for lr in grid):
-        c.fail("lr_protocol.grid", "learning rates must be positive")
+    grid = _rates(c, value["grid"], "lr_protocol.grid")
+    own = c.table(value.get("methods", {}), "lr_protocol.methods", tuple(methods))
+    own = {m: _rates(c, rates, f"lr_protocol.methods.{m}") for m, rates in own.items()}
     selector = value.get("selector", selectors[0])
     if not isinstance(selector, str):
         c.fail("lr_protocol.selector", "expected a selector spec")
@@ -279,4 +291,4 @@ def _protocol(c: _Checker, value, selectors: list[str]) -> LrProtocol:
     threshold = value.get("retain_threshold", 0.8)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
         c.fail("lr_protocol.retain_threshold", "expected a number from 0 to 1")
-    return LrProtocol(tuple(float(x) for x in sorted(grid)), selector, seed, float(threshold))
+    return LrProtocol(grid, selector, seed, float(threshold), own)

@@ -249,7 +249,30 @@ def cli_cases() -> list[Case]:
     return [Case(f"cli-{i}", args, None, needle, name_file=False) for i, args, needle in plain]
 
 
-CASES = pistol_cases() + text_cases() + wikidata_cases() + cli_cases()
+def experiment_cases() -> list[Case]:
+    head = b'name = "bad"\n[[graphs]]\nname = "sample_data_1"\n'
+    grid = b'[grid]\nselectors = ["edges:A_B"]\nmethods = ["ga"]\nseeds = [0]\n'
+    toml = {"suffix": b".toml"}
+    run = ["experiment", "{f}"]
+    cases = [
+        Case("unknown-key", run, head + grid + b"[rnu]\nepochs = 1\n", "rnu: unknown key", extra=toml),
+        Case("unknown-method", run, head + grid.replace(b'"ga"', b'"ga", "gx"'), "grid.methods[1]", extra=toml),
+        Case("seed-text", run, head + grid.replace(b"[0]", b'["zero"]'), "grid.seeds[0]", extra=toml),
+        Case("not-toml", run, head + b"[grid\n", "not TOML", extra=toml),
+        Case("not-yaml", run, b"name: [unclosed\n", "not YAML", extra={"suffix": b".yaml"}),
+        Case("json-file", run, b"{}", "TOML or YAML"),
+        Case("missing-graph", run, head.replace(b"sample_data_1", b"nosuch") + grid, "no graph 'nosuch'", extra=toml),
+        Case("missing-pistol-file", run, head + b'pistol = "nofile.json"\n' + grid, "graphs[0].pistol", extra=toml),
+        Case("bad-selector", run, head + grid.replace(b"edges:A_B", b"widest:3"), "unknown selector", extra=toml),
+        Case("absent-edge", run, head + grid.replace(b"edges:A_B", b"edges:Z_Y"), "Z_Y", extra=toml),
+        Case("table-never-run", run + ["--table-only"], head + grid, "no experiment 'bad'", extra=toml),
+    ]
+    return [Case(f"experiment-{c.id}", c.args, c.content, c.needle, c.name_file and c.id not in
+                 ("missing-graph", "bad-selector", "absent-edge", "table-never-run"), c.exit_codes, c.extra)
+            for c in cases]
+
+
+CASES = pistol_cases() + text_cases() + wikidata_cases() + cli_cases() + experiment_cases()
 
 
 @pytest.fixture(scope="module")

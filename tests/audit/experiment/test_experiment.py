@@ -82,6 +82,14 @@ npo = [{beta = 0.1}, {beta = 0.5}]
     assert cells[0].run_id(spec.name, {**spec.run, "epochs": 4}) != ids[0]
 
 
+def test_a_method_may_have_its_own_protocol_grid(tmp_path, dataset):
+    spec = load_spec(experiment_file(tmp_path, dataset, '[grid]\nselectors = ["a"]\nmethods = ["ga", "dpo"]\n'
+                                     'seeds = [0]\n[lr_protocol]\ngrid = [0.001, 0.0002]\n'
+                                     'methods = {dpo = [0.01, 0.002]}\n'))
+    assert spec.lr_protocol.grid_for("ga") == (0.0002, 0.001) and spec.lr_protocol.grid_for("dpo") == (0.002, 0.01)
+    assert spec.lr_protocol.selector == "a" and spec.lr_protocol.retain_threshold == 0.8
+
+
 def test_protocol_rates_fill_the_grid():
     from audit.experiment.spec import ExperimentSpec, GraphSpec, LrProtocol
     spec = ExperimentSpec("e", Path("e.toml"), "0", (GraphSpec("g"),), ("edges:a",), ("ga", "npo"), (0,),
@@ -109,6 +117,9 @@ BAD = {
                                'grid = [0.001]\nretain_threshold = 2\n', "lr_protocol.retain_threshold"),
     "duplicate seed": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 0]\n', "grid.seeds: a value is listed twice"),
     "not toml": ('[grid\nselectors = 1\n', "not TOML"),
+    "protocol grid of a method not in the grid": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n'
+                                                  '[lr_protocol]\ngrid = [0.001]\nmethods = {dpo = [0.01]}\n',
+                                                  "lr_protocol.methods.dpo: unknown key"),
 }
 
 
