@@ -6,8 +6,9 @@ LLM questions, the Wikidata property registry), and ``graphstore.ingest.write_gr
 each graph with its structure in one transaction: a bad file is refused before the database
 is touched, and the graph stays as it was.
 
-This is the one module where ``audit`` uses ``extract``'s readers: a graph's questions belong to
-the audit (they are what it measures), and they are written when the graph is built.
+``audit`` uses ``extract``'s readers here (and, to generate people, in the memorization check):
+a graph's questions belong to the audit (they are what it measures), and they are written when
+the graph is built.
 
 Example:
     with GraphStore.open() as store:
@@ -85,6 +86,8 @@ class BuiltGraph:
 def build_graph(store: GraphStore, source: Source, graph: str | None = None, replace: bool = False,
                 notes: Callable[[str], None] | None = None) -> list[BuiltGraph]:
     """Read, check and write ``source``; returns one ``BuiltGraph`` per graph written.
+    ``prepare`` then ``write``: the CLI calls the two apart, so that a bad file is refused
+    before any database is opened.
 
     Args:
         graph: the graph's name (default: the file name without extension).
@@ -96,27 +99,35 @@ def build_graph(store: GraphStore, source: Source, graph: str | None = None, rep
         InputDataError: a file is malformed; the message names the file and the record.
         ConfigError: the options cannot build this source (two files would make one graph, ...).
     """
+    return write(store, prepare(source, graph, notes), replace)
+
+
+def prepare(source: Source, graph: str | None = None,
+            notes: Callable[[str], None] | None = None) -> list[BuiltGraph]:
+    """Every graph of ``source`` read and checked, with its questions, nothing written yet."""
     if graph is not None and not graph.strip():
         raise ConfigError("the graph name is empty; leave it out to use the file name")
     if isinstance(source, PistolSource):
-        return _build_pistol(store, source, graph, replace)
-    record, built = read_source(source, graph, notes)
-    built.summary = write_graph(store, record, replace=replace)
-    if isinstance(source, TextSource):
-        built.redundancy = dict(store.read(Q.REDUNDANCY_SUMMARY, graph=record.name)[0])
-    return [built]
-
-
-def read_source(source: TextSource | WikidataSource, graph: str | None = None,
-                notes: Callable[[str], None] | None = None) -> tuple[GraphRecord, BuiltGraph]:
-    """The source's graph record with its questions, read and checked before anything is written."""
+        return _pistol_records(source, graph)
     if isinstance(source, WikidataSource):
         registry = load_registry(source.properties_file)
         record, report = wikidata_graph(source.path, graph, registry, instance_of=source.instance_of,
                                         language=source.language, labels=source.labels,
                                         skip_bad_records=source.skip_bad_records)
-        return record, BuiltGraph(None, record, [f"{source.path}: {line}" for line in report.lines()], wikidata=report)
-    return _text_record(source, graph, notes)
+        return [BuiltGraph(None, record, [f"{source.path}: {line}" for line in report.lines()], wikidata=report)]
+    return [_text_record(source, graph, notes)]
+
+
+def write(store: GraphStore, prepared: list[BuiltGraph], replace: bool = False) -> list[BuiltGraph]:
+    """Write prepared graphs, each in one transaction with its structure; fills their summaries."""
+    for built in prepared:
+        shown = len(built.record.facts) >= PROGRESS_MIN_FACTS
+        with Progress(f"{built.record.name}: writing facts" if shown else None, total=len(built.record.facts),
+                      unit="facts") as bar:
+            built.summary = write_graph(store, built.record, replace=replace, progress=bar.update)
+        if built.documents is not None:   # a text graph: what the redundancy step found
+            built.redundancy = dict(store.read(Q.REDUNDANCY_SUMMARY, graph=built.record.name)[0])
+    return prepared
 
 
 def wikidata_graph(path: Path, graph: str | None, registry: PropertyRegistry,
@@ -129,29 +140,22 @@ def wikidata_graph(path: Path, graph: str | None, registry: PropertyRegistry,
     return add_property_questions(record, registry), report
 
 
-def _build_pistol(store: GraphStore, source: PistolSource, graph: str | None, replace: bool) -> list[BuiltGraph]:
+def _pistol_records(source: PistolSource, graph: str | None) -> list[BuiltGraph]:
     if not source.paths:
         raise ConfigError("no PISTOL file to build")
     if graph and len(source.paths) > 1:
         raise ConfigError("a graph name names one graph; give one PISTOL file with it")
-    # Every file is validated before the database is touched: a bad second file must not leave
-    # the first one loaded.
+    # Every file is validated before anything is written: a bad second file must not leave the
+    # first one loaded.
     records = [load_pistol(path, graph=graph, split=source.split) for path in source.paths]
     names = [r.name for r in records]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
         raise ConfigError(f"two files would both become graph {duplicate!r}; load them separately with --graph")
-    built = []
-    for record in records:
-        shown = len(record.facts) >= PROGRESS_MIN_FACTS
-        with Progress(f"{record.name}: writing facts" if shown else None, total=len(record.facts),
-                      unit="facts") as bar:
-            built.append(BuiltGraph(write_graph(store, record, replace=replace, progress=bar.update), record))
-    return built
+    return [BuiltGraph(None, record) for record in records]
 
 
-def _text_record(source: TextSource, graph: str | None,
-                 notes: Callable[[str], None] | None) -> tuple[GraphRecord, BuiltGraph]:
+def _text_record(source: TextSource, graph: str | None, notes: Callable[[str], None] | None) -> BuiltGraph:
     if not source.forget:
         raise ConfigError("a text build needs at least one forget corpus: the forget corpus is what is audited")
     name = graph or Path(source.forget[0]).stem
@@ -171,7 +175,7 @@ def _text_record(source: TextSource, graph: str | None,
                              f"no facts found in {len(corpus.documents)} document(s); nothing was built")
     if source.questions_llm:
         record = _llm_questions(record, source.questions_llm, source.llm_model, notes)
-    return record, BuiltGraph(None, record, documents=len(corpus.documents), passages=len(corpus.passages))
+    return BuiltGraph(None, record, documents=len(corpus.documents), passages=len(corpus.passages))
 
 
 def _llm_questions(record: GraphRecord, source: str, model: str, notes: Callable[[str], None] | None) -> GraphRecord:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from audit.build import PistolSource, TextSource, WikidataSource, build_graph, text_options
+from audit.build import PistolSource, TextSource, WikidataSource, prepare, text_options, write
 from cli.common import connection_options
 from extract.text.corpus import FORMATS
 from extract.text.graph import EXTRACTORS
@@ -122,8 +122,10 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
         if graph_name and len(pistol_files) > 1:
             raise click.UsageError("--graph names one graph; give one --pistol FILE with it")
         source = PistolSource(tuple(pistol_files), split)
+    # Everything is read, extracted and checked before the database is opened.
+    prepared = prepare(source, graph_name, notes=lambda line: click.echo(line, err=True))
     with GraphStore.open(settings) as store:
-        built = build_graph(store, source, graph_name, replace, notes=lambda line: click.echo(line, err=True))
+        built = write(store, prepared, replace)
         location = store.location
     for graph in built:
         s = graph.summary

@@ -65,7 +65,7 @@ def edges(graph_name, run_id, output, fmt, settings):
             records = store.read(Q.EDGES_TABLE, graph=graph_name)
             table, rows = COLUMNS, [[r[c] for c in COLUMNS] for r in records]
     if output is not None:
-        _export([r.props() for r in records] if run_id else [dict(zip(table, r)) for r in rows], output)
+        _export([{**r.extra, **r.props()} for r in records] if run_id else [dict(zip(table, r)) for r in rows], output)
         click.echo(f"wrote {len(rows)} rows to {output}")
         return
     emit_rows(table, rows, fmt)

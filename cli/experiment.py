@@ -50,7 +50,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
     # The runs need torch and transformers: imported here, so the command line starts fast.
     from audit.experiment import aggregate as A
     from audit.experiment.grid import expand
-    from audit.experiment.runner import run_experiment
+    from audit.experiment.runner import current_runs, run_experiment
     from audit.experiment.spec import load_spec
     from audit.views import experiment as V
     from audit.views.report import table as markdown_table
@@ -59,7 +59,12 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
     spec = load_spec(file)
     if dry_run:
         cells = expand(spec)
-        emit_rows(["cell", "seed", "run"], [[c.group(), c.seed, c.run_id(spec.name, spec.run)] for c in cells], "table")
+        if spec.lr_protocol:   # the rates, and so the run ids, are known once the protocol has run
+            emit_rows(["cell", "seed"], [[c.group().replace("lr=default", "lr=protocol"), c.seed] for c in cells],
+                      "table")
+        else:
+            emit_rows(["cell", "seed", "run"], [[c.group(), c.seed, c.run_id(spec.name, spec.run)] for c in cells],
+                      "table")
         rates = "" if not spec.lr_protocol else (
             "; learning rates chosen first by the protocol: "
             + ", ".join(f"{m} {len(spec.lr_protocol.grid_for(m))}" for m in spec.methods) + " trial run(s) per model")
@@ -71,15 +76,18 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
         if not table_only:
             outcome = run_experiment(store, spec, cache_dir or settings.store_dir / "cache", replace, report=say)
             say(f"experiment {spec.name}: {outcome.cells} cell(s), {outcome.ran} run now, {outcome.skipped} already done")
-        rows = A.cell_rows(store, spec.name)
-        points = A.edge_points(store, spec.name)
+        runs = current_runs(store, spec)   # runs an earlier version of the file made are not counted
+        rows = A.cell_rows(store, spec.name, runs)
+        points = A.edge_points(store, spec.name, runs)
     correlations = A.correlations(points)
     columns, full = A.table(rows)
     out_dir.mkdir(parents=True, exist_ok=True)
-    emit_rows(columns, full, "csv", out=(out_dir / "table.csv").open("w", encoding="utf-8"))
+    with (out_dir / "table.csv").open("w", encoding="utf-8") as csv_file:
+        emit_rows(columns, full, "csv", out=csv_file)
     compact_columns, compact = _compact(rows)
-    rho_rows = [[group, s, c.rho, c.low, c.high, c.n] for group, by in correlations.items() for s, c in by.items()]
-    rho_columns = ["methods", "structure", "spearman_rho", "low", "high", "edges"]
+    rho_rows = [[group, s, c.rho, c.low, c.high, c.n, c.clusters] for group, by in correlations.items()
+                for s, c in by.items()]
+    rho_columns = ["methods", "structure", "spearman_rho", "low", "high", "points", "edges"]
     (out_dir / "table.md").write_text(f"# {spec.name}\n\n{spec.description}\n\n" + markdown_table(compact_columns, compact)
                                       + "\n\n## Deviation score against structure (Spearman)\n\n"
                                       + markdown_table(rho_columns, rho_rows) + "\n", encoding="utf-8")
@@ -105,12 +113,12 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
 
 
 def _compact(rows) -> tuple[list[str], list[list]]:
-    columns = ["method", "selector", "graph", "lr", "model", "mode", "seeds", *SHOWN]
+    columns = ["method", "options", "selector", "graph", "lr", "model", "mode", "seeds", *SHOWN]
     out = []
     for r in rows:
         cells = []
         for m in SHOWN:
             i = r.interval(m)
             cells.append("" if i is None else f"{i.mean:.3f}" + ("" if i.low is None else f" ± {i.half_width():.3f}"))
-        out.append([r.method, r.selector, r.graph, r.lr, r.model, r.mode, len(r.runs), *cells])
+        out.append([r.method, r.options, r.selector, r.graph, r.lr, r.model, r.mode, len(r.runs), *cells])
     return columns, out

@@ -61,3 +61,5 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
     emit_rows(["measure", "value"], [[k, round(v, 3) if isinstance(v, float) else v] for k, v in figures.items()]
               + [["sentences_per_second", outcome.summary.get("sentences_per_second")]], "table")
     click.echo(f"run {outcome.run}; model {outcome.model_dir}; injected subjects: {', '.join(outcome.injected)}")
+    click.echo(f"forget one: audit run --graph {graph_name} --select memorized:{outcome.injected[0]}@{outcome.run} "
+               f"--model {outcome.model_dir} --no-inject")

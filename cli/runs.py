@@ -37,7 +37,8 @@ def runs(run_id, graph_name, delete, fmt, settings):
             return
         if run_id:
             run = R.require_run(store, run_id)
-            emit_rows(["property", "value"], [[k, run[k]] for k in sorted(run)], fmt)
+            every = {**run.extra, **run.props()}   # with properties this version does not declare
+            emit_rows(["property", "value"], [[k, every[k]] for k in sorted(every)], fmt)
             return
         if graph_name is not None:
             store.graph(graph_name)

@@ -40,6 +40,7 @@ class CellRow:
     lr: float | None
     model: str
     mode: str
+    options: str = ""                 # the method options of the cell ("beta=0.1"), "" for the defaults
     runs: list[str] = field(default_factory=list)
     seeds: list[int] = field(default_factory=list)
     values: dict[str, list[float]] = field(default_factory=dict)     # measure -> one value per run
@@ -74,9 +75,10 @@ def run_values(store: GraphStore, run: str, props: dict) -> dict[str, float]:
     if props.get("mode") == "per-edge":
         # each forget edge's unlearning measured every other edge: average those of each domain
         by_domain: dict[str, list[float]] = {}
+        forget_edges = {f.edge for f in forget}
         for r in forget:
             for edge, value in zip(r.retain_edges_after or [], r.retain_rouge1_by_edge or []):
-                if edge not in {f.edge for f in forget}:
+                if edge not in forget_edges:
                     by_domain.setdefault(domain[edge], []).append(value)
     else:
         by_domain = {}
@@ -88,34 +90,43 @@ def run_values(store: GraphStore, run: str, props: dict) -> dict[str, float]:
     return out
 
 
-def cell_rows(store: GraphStore, experiment: str) -> list[CellRow]:
-    """The experiment's cells (lr-protocol trials left out), in the order they were run."""
+def _cell_links(store: GraphStore, experiment: str, runs: set[str] | None) -> list[dict]:
+    """The experiment's finished cell runs (lr-protocol trials left out), of ``runs`` when given."""
     if get_experiment(store, experiment) is None:
         raise ConfigError(f"no experiment {experiment!r}; audit experiment FILE runs one")
+    return [link for link in experiment_runs(store, experiment)
+            if link["role"] == CELL and link["props"].get("status") == R.DONE and (runs is None or link["run"] in runs)]
+
+
+def cell_rows(store: GraphStore, experiment: str, runs: set[str] | None = None) -> list[CellRow]:
+    """The table's rows, sorted by graph, selector, method, options, model, mode and rate.
+    ``runs``: count only these (``runner.current_runs``: the grid of the file as it is now)."""
     rows: dict[str, CellRow] = {}
-    for link in experiment_runs(store, experiment):
+    for link in _cell_links(store, experiment, runs):
         props = link["props"]
-        if link["role"] != CELL or props.get("status") != R.DONE:
-            continue
         unlearn = json.loads(props.get("unlearn_config") or "{}")
         row = rows.setdefault(link["cell"], CellRow(link["cell"], props["graph"], props.get("selector"),
                                                     props["method"], unlearn.get("lr"), props["model"],
-                                                    props.get("mode", "joint")))
+                                                    props.get("mode", "joint"), _options_of(link["cell"])))
         row.runs.append(link["run"])
         row.seeds.append(unlearn.get("seed"))
         for name, value in run_values(store, link["run"], props).items():
             row.values.setdefault(name, []).append(value)
-    return sorted(rows.values(), key=lambda r: (r.graph, r.selector, r.method, r.model, r.mode, r.lr or 0.0))
+    return sorted(rows.values(), key=lambda r: (r.graph, r.selector, r.method, r.options, r.model, r.mode, r.lr or 0.0))
 
 
-def edge_points(store: GraphStore, experiment: str) -> list[EdgePoint]:
+def _options_of(cell: str) -> str:
+    """The method options of a cell's group (``npo[beta=0.1]`` -> ``beta=0.1``; none -> ``""``)."""
+    method = cell.split(" ")[2]
+    return method[method.index("[") + 1:-1] if "[" in method else ""
+
+
+def edge_points(store: GraphStore, experiment: str, runs: set[str] | None = None) -> list[EdgePoint]:
     """Per forget edge and run, its deviation score: the edge's own in a per-edge run, the run's
     in a joint run of a single forget edge (a joint run of several has no per-edge score)."""
     points = []
-    for link in experiment_runs(store, experiment):
+    for link in _cell_links(store, experiment, runs):
         props = link["props"]
-        if link["role"] != CELL or props.get("status") != R.DONE:
-            continue
         forget = [r for r in R.read_results(store, link["run"]) if r.role == "forget"]
         per_edge = props.get("mode") == "per-edge"
         for r in forget:
@@ -128,11 +139,12 @@ def edge_points(store: GraphStore, experiment: str) -> list[EdgePoint]:
 
 def correlations(points: list[EdgePoint]) -> dict[str, dict[str, Correlation]]:
     """Spearman's ρ of the deviation score with each structure measure: over all points
-    (``all``) and per method."""
+    (``all``) and per method; the bootstrap resamples edges (each measured once per seed)."""
     groups = {"all": points}
     for p in points:
         groups.setdefault(p.method, []).append(p)
-    return {name: {s: spearman([getattr(p, s) for p in group], [p.deviation_score for p in group])
+    return {name: {s: spearman([getattr(p, s) for p in group], [p.deviation_score for p in group],
+                               clusters=[p.edge for p in group])
                    for s in STRUCTURE} for name, group in groups.items()}
 
 
@@ -141,12 +153,12 @@ def table(rows: list[CellRow]) -> tuple[list[str], list[list]]:
     for every measure some run has (``MEASURES``, then the per-domain ones), and the seeds."""
     extra = sorted({m for r in rows for m in r.values} - set(MEASURES))
     present = [m for m in (*MEASURES, *extra) if any(r.values.get(m) for r in rows)]
-    columns = ["graph", "selector", "method", "lr", "model", "mode", "seeds"]
+    columns = ["graph", "selector", "method", "options", "lr", "model", "mode", "seeds"]
     for m in present:
         columns += [m, f"{m}_low", f"{m}_high"]
     out = []
     for r in rows:
-        line = [r.graph, r.selector, r.method, r.lr, r.model, r.mode, len(r.runs)]
+        line = [r.graph, r.selector, r.method, r.options, r.lr, r.model, r.mode, len(r.runs)]
         for m in present:
             i = r.interval(m)
             line += [i.mean, i.low, i.high] if i else [None, None, None]

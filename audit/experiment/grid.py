@@ -6,10 +6,11 @@ import hashlib
 import itertools
 import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
-from audit.experiment.spec import ExperimentSpec
+from audit.experiment.spec import PATH_OPTIONS, ExperimentSpec
 
-AXES = ("graph", "selector", "method", "options", "lr", "model", "per_edge", "seed")
+RESULT_NEUTRAL = ("device", "eval_batch_size")   # change no result: not part of a run's identity
 
 
 @dataclass(frozen=True)
@@ -26,18 +27,33 @@ class Cell:
 
     def group(self) -> str:
         """The cell without its seed: the row of the aggregate table its runs are averaged into."""
-        options = ",".join(f"{k}={v}" for k, v in self.options)
+        options = self.options_text()
         parts = [self.graph, self.selector, self.method + (f"[{options}]" if options else ""),
                  f"lr={self.lr:g}" if self.lr is not None else "lr=default", self.model,
                  "per-edge" if self.per_edge else "joint"]
         return " ".join(parts)
 
+    def options_text(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.options)
+
     def run_id(self, experiment: str, run_options: dict) -> str:
         """A stable run id: the same cell of the same experiment is the same run (so it resumes),
-        and any change to the cell or the shared options is another run."""
-        text = json.dumps({"experiment": experiment, "cell": asdict(self), "run": run_options}, sort_keys=True,
-                          default=str)
+        and any change to the cell or to what the runs share is another run. Files count by their
+        content, not their path (a moved checkout keeps its ids); the device and the evaluation
+        batch size change no result and are left out."""
+        text = json.dumps({"experiment": experiment, "cell": asdict(self), "run": run_identity(run_options)},
+                          sort_keys=True, default=str)
         return f"{experiment}-{self.method}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def run_identity(run_options: dict) -> dict:
+    """The shared [run] options as they identify a run: files by their SHA-256."""
+    out = {}
+    for key, value in run_options.items():
+        if key in RESULT_NEUTRAL:
+            continue
+        out[key] = hashlib.sha256(Path(value).read_bytes()).hexdigest() if key in PATH_OPTIONS else value
+    return out
 
 
 def expand(spec: ExperimentSpec, chosen_lrs: dict[tuple[str, str, str], float] | None = None) -> list[Cell]:

@@ -9,6 +9,8 @@ runs the new grid no longer has (the runs stay, for `audit runs`).
 
 from __future__ import annotations
 
+import json
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +57,15 @@ def experiment_runs(store: GraphStore, name: str) -> list[dict]:
     return [dict(r) for r in store.read(Q.EXPERIMENT_RUNS, experiment=name)]
 
 
+def current_runs(store: GraphStore, spec: ExperimentSpec) -> set[str]:
+    """The run ids of the file's grid as it is now (with the protocol's recorded rates): the
+    table counts these only, never a run an earlier version of the file made."""
+    node = get_experiment(store, spec.name)
+    choices = json.loads(node.lr_choices) if node is not None and node.lr_choices else []
+    chosen = {(c["graph"], c["method"], c["model"]): c["lr"] for c in choices}
+    return {cell.run_id(spec.name, spec.run) for cell in expand(spec, chosen)}
+
+
 def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, replace: bool = False,
                    report: Callable[[str], None] = print) -> ExperimentOutcome:
     """Run (or resume) every cell of ``spec``; see the module docstring.
@@ -73,7 +84,7 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
     _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
     now = R.now()
     update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
-                      grid=_grid_record(spec), status=R.RUNNING,
+                      grid=_grid_record(spec), status=R.RUNNING, error=None, cells_done=None, ended_at=None,
                       **({"resumed_at": now} if existing is not None else {"started_at": now}))
     try:
         choices = _lr_protocol(store, spec, cache_dir, report) if spec.lr_protocol else []
@@ -148,10 +159,10 @@ def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) 
 
 
 def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, report) -> dict:
-    """Run one cell (or find it complete) and link it; returns its Run summary."""
-    done = R.get_run(store, run_id)
-    if done is None or done.status != R.DONE:
-        run_audit(store, request_for(spec, cell, run_id, cache_dir), report=lambda line: report(f"  {line}"))
+    """Run one cell and link it; returns its Run summary. A complete run is not redone, but
+    only `audit run` itself says so: it compares the settings digest (graph content, prompt,
+    judge, rates), so a stale run is refused, never silently reused."""
+    run_audit(store, request_for(spec, cell, run_id, cache_dir), report=lambda line: report(f"  {line}"))
     store.write(Q.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=role, cell=cell.group())
     return dict(R.get_run(store, run_id))
 
@@ -162,11 +173,12 @@ def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, 
     for position, (cell, run_id) in enumerate(zip(cells, ids), 1):
         node = R.get_run(store, run_id)
         if node is not None and node.status == R.DONE:
-            store.write(Q.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=CELL, cell=cell.group())
+            _run_cell(store, spec, cell, run_id, cache_dir, CELL, lambda line: None)   # checked, not redone
             skipped += 1
             continue
         remaining = len(cells) - position + 1
-        eta = f"; about {_duration(remaining * sum(seconds) / len(seconds))} left" if seconds else ""
+        # the median cell, not the mean: a cell that trained a new injected model is an outlier
+        eta = f"; about {_duration(remaining * statistics.median(seconds))} left" if seconds else ""
         report(f"cell {position}/{len(cells)}: {cell.group()} seed {cell.seed} (run {run_id}){eta}")
         started = time.perf_counter()
         summary = _run_cell(store, spec, cell, run_id, cache_dir, CELL, report)
@@ -183,7 +195,9 @@ def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[d
     """PISTOL Sec. 5 as this tool applies it: for each (graph, method, model), one run per rate
     of the protocol's grid on its forget set and seed; the chosen rate forgets most (lowest
     forget ROUGE-1) among those that keep the retained ROUGE-1 at or above the threshold; when
-    none does, the rate that keeps the most (highest retained ROUGE-1), said so in the record."""
+    none does, the rate that keeps the most (highest retained ROUGE-1), said so in the record.
+    Trials are joint runs with the method's default options: the rate is chosen once per
+    method and model and held for every option set and mode of the grid."""
     p = spec.lr_protocol
     choices = []
     for graph in (g.name for g in spec.graphs):

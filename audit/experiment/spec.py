@@ -36,6 +36,7 @@ cannot silently run a different grid. The layout (docs/experiments.md has the fu
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +44,9 @@ from pathlib import Path
 import yaml
 
 from audit.config import SIZES, UNLEARNING_METHODS, apply_options
+from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
-from graphstore.errors import InputDataError
+from graphstore.errors import InputDataError, KeyValidationError
 from graphstore.records import validate_graph_name
 
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -172,8 +174,8 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
         c.fail("name", "expected a non-empty string")
     try:
         validate_graph_name(name)   # the same alphabet keeps run ids readable
-    except ValueError:
-        c.fail("name", f"{name!r}: use letters, digits, '_', '.', '-'")
+    except KeyValidationError:
+        c.fail("name", f"{name!r}: use letters, digits, '_', '.', '-' (set name = ... when the file name has others)")
 
     graphs = _graphs(c, data["graphs"], path.parent)
     grid = c.table(data["grid"], "grid", GRID_KEYS)
@@ -259,6 +261,12 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
         kind = RUN_OPTIONS[key]
         if isinstance(v, bool) or not isinstance(v, kind):
             c.fail(f"run.{key}", f"expected {_kind_name(kind)}, got {v!r}")
+        if key == "retain" and not re.fullmatch(r"all|neighbours|sample:[1-9][0-9]*", v):
+            c.fail("run.retain", f"{v!r}: expected all, neighbours or sample:N")
+        if key == "equivalence" and v != "none" and JUDGES.find(v.partition(":")[0]) is None:
+            c.fail("run.equivalence", f"{v!r}: expected none or a judge spec ({', '.join(JUDGES)}[:...])")
+        if key == "device" and not re.fullmatch(r"auto|cpu|mps|cuda(:[0-9]+)?", v):
+            c.fail("run.device", f"{v!r}: expected auto, cpu, cuda, cuda:N or mps")
         if key in PATH_OPTIONS:
             v = (base / v).resolve()
             if not v.is_file():

@@ -5,8 +5,9 @@ correlation with its bootstrap interval.
   in the denominator). Seeds are few (3-5), so the t quantile, not the normal one: for n = 3
   it is 4.30, not 1.96. Undefined (None) for a single seed.
 - ``spearman``: Spearman's ρ (Pearson's correlation of the ranks, ties averaged), and a 95 %
-  percentile bootstrap interval over the pairs (2,000 resamples, seeded): the PISTOL claim
-  "more connected edges are harder to forget" as one number with its uncertainty.
+  percentile bootstrap interval (2,000 resamples of the edges with all their measurements,
+  seeded): the PISTOL claim "more connected edges are harder to forget" as one number with its
+  uncertainty.
 """
 
 from __future__ import annotations
@@ -50,30 +51,44 @@ class Correlation:
     rho: float | None
     low: float | None
     high: float | None
-    n: int
+    n: int                  # pairs
+    clusters: int | None = None   # units resampled by the bootstrap (edges)
 
 
-def spearman(x: list[float], y: list[float], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> Correlation:
-    """Spearman's ρ of the pairs and its percentile bootstrap interval. ρ is None with fewer than
-    three pairs or a constant side; the interval is None when fewer than half the resamples
-    give a ρ (too few distinct values)."""
-    pairs = [(float(a), float(b)) for a, b in zip(x, y) if a is not None and b is not None]
-    if len(pairs) < 3 or len({a for a, _ in pairs}) < 2 or len({b for _, b in pairs}) < 2:
+def spearman(x: list[float], y: list[float], clusters: list[str] | None = None, seed: int = 0,
+             resamples: int = BOOTSTRAP_RESAMPLES) -> Correlation:
+    """Spearman's ρ of the pairs and its 95 % percentile bootstrap interval.
+
+    ``clusters``: the unit that was sampled, one label per pair (an edge, measured once per seed
+    and method): the bootstrap then resamples clusters with all their pairs, not single pairs,
+    which would count one edge's repeated measurements as independent evidence and make the
+    interval too narrow. ρ is None with fewer than three pairs or a constant side; the interval
+    is None with fewer than three clusters or when fewer than half the resamples give a ρ.
+    """
+    pairs = [(float(a), float(b), c) for a, b, c in zip(x, y, clusters or range(len(x)))
+             if a is not None and b is not None]
+    if len(pairs) < 3 or len({a for a, _, _ in pairs}) < 2 or len({b for _, b, _ in pairs}) < 2:
         return Correlation(None, None, None, len(pairs))
     rho = _rho(pairs)
+    groups: dict = {}
+    for pair in pairs:
+        groups.setdefault(pair[2], []).append(pair)
+    units = list(groups.values())
+    if len(units) < 3:
+        return Correlation(rho, None, None, len(pairs))
     rng = random.Random(seed)
     draws = []
     for _ in range(resamples):
-        sample = [pairs[rng.randrange(len(pairs))] for _ in pairs]
-        if len({a for a, _ in sample}) > 1 and len({b for _, b in sample}) > 1:
+        sample = [pair for _ in units for pair in units[rng.randrange(len(units))]]
+        if len({a for a, _, _ in sample}) > 1 and len({b for _, b, _ in sample}) > 1:
             draws.append(_rho(sample))
     if len(draws) < resamples / 2:
         return Correlation(rho, None, None, len(pairs))
     draws.sort()
     low = draws[int(len(draws) * (1 - CONFIDENCE) / 2)]
     high = draws[min(len(draws) - 1, int(len(draws) * (1 + CONFIDENCE) / 2))]
-    return Correlation(rho, low, high, len(pairs))
+    return Correlation(rho, low, high, len(pairs), len(units))
 
 
-def _rho(pairs: list[tuple[float, float]]) -> float:
-    return float(scipy_stats.spearmanr([a for a, _ in pairs], [b for _, b in pairs]).statistic)
+def _rho(pairs: list[tuple]) -> float:
+    return float(scipy_stats.spearmanr([p[0] for p in pairs], [p[1] for p in pairs]).statistic)

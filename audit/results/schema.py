@@ -1,6 +1,6 @@
 """The typed schema of the result nodes: every property a run writes, declared once.
 
-One dataclass per node label: ``Run``, ``EdgeResult`` and ``FactResult``. Writers
+One dataclass per node label: ``Run``, ``EdgeResult``, ``FactResult`` and ``Experiment``. Writers
 (``audit.results.store``) refuse a property that is not declared here, readers get instances of
 these classes, and the CLI columns, the views and ``docs/schema.md``'s result tables take their
 names from them (``tests/audit/results/test_schema.py`` checks the docs match).
@@ -313,7 +313,6 @@ EXPERIMENT_PROPS = _declare("Experiment", {
 _DECLARED: dict[str, dict[str, Prop]] = {}
 for _label, _props in (("Run", RUN_PROPS), ("EdgeResult", EDGE_RESULT_PROPS), ("FactResult", FACT_RESULT_PROPS),
                        ("Experiment", EXPERIMENT_PROPS)):
-    # a name declared in two groups (deviation_score) keeps its first declaration
     _DECLARED[_label] = {}
     for _p in _props:
         _DECLARED[_label].setdefault(_p.name, _p)

@@ -1,4 +1,5 @@
-"""Runs and per-edge results on the graph: the one place that reads and writes result nodes.
+"""Runs and their per-edge and per-fact results on the graph: where they are read and written
+(an experiment's node is written by ``audit/experiment/runner.py``, checked by the same schema).
 
 ``(:Run {key})`` records how a run was made and how it ended; ``(:EdgeResult {key: <run>/<edge>})``
 holds one edge's measures for that run, linked ``(:Run)-[:HAS_RESULT]->(:EdgeResult)``. Results
@@ -42,7 +43,7 @@ def run_key(run_id: str | None, graph: str, label: str) -> str:
     return validate_key(run, "run id")
 
 
-def finished_run(store: GraphStore, run: str, digest: str) -> dict | None:
+def finished_run(store: GraphStore, run: str, digest: str) -> Run | None:
     """The run node when the run is complete with these settings (nothing left to do)."""
     existing = get_run(store, run)
     if existing and existing.get("status") == DONE and existing.get("settings_sha256") == digest:

@@ -30,14 +30,17 @@ from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
 ERROR_CHARS = 500
+UNLEARNING_MEMORY_HINT = ("lower --batch-size (and raise --grad-accum to keep the effective batch), lower "
+                          "--eval-batch-size, or add --gradient-checkpointing")
 
 
 class RunLifecycle:
     """The Run node of one run, from creation to its end."""
 
-    def __init__(self, store: GraphStore, key: str, settings: dict):
+    def __init__(self, store: GraphStore, key: str, settings: dict, memory_hint: str = UNLEARNING_MEMORY_HINT):
         self.store, self.key, self.settings = store, key, settings
         self.settings_sha256 = R.settings_sha256(settings)
+        self.memory_hint = memory_hint   # what to lower when CUDA runs out of memory: the command's own options
 
     def finished(self) -> Run | None:
         """The Run when it is complete with these settings: nothing is left to do."""
@@ -67,9 +70,8 @@ class RunLifecycle:
             raise
         except torch.cuda.OutOfMemoryError as e:
             self.update(status=R.FAILED, ended_at=R.now(), error="out of GPU memory")
-            raise ConfigError("out of GPU memory; lower --batch-size (and raise --grad-accum to keep the effective "
-                              "batch), lower --eval-batch-size, or add --gradient-checkpointing. Re-run with the "
-                              f"same --run-id {self.key} to resume") from e
+            raise ConfigError(f"out of GPU memory; {self.memory_hint}. Re-run with the same --run-id {self.key} "
+                              "to resume") from e
         except Exception as e:
             self.update(status=R.FAILED, ended_at=R.now(), error=str(e)[:ERROR_CHARS])
             raise

@@ -76,7 +76,7 @@ def run_memorization(store: GraphStore, request: MemorizationRequest,
                 "subjects": qids, "properties": request.properties, "config": as_dict(request.config),
                 "registry": registry.version, "measure": MEASURE_VERSION}
     run = R.run_key(request.run_id, request.graph, KIND)
-    life = RunLifecycle(store, run, settings)
+    life = RunLifecycle(store, run, settings, memory_hint="lower --batch-size (sentences per forward pass)")
     existing = life.finished()
     if existing is not None:
         report(f"run {run} is already complete; nothing to do")

@@ -24,7 +24,8 @@ def cell_figure(rows: list[CellRow], path: Path, title: str) -> Path:
         i = r.interval("deviation_score")
         means.append(i.mean if i else np.nan)
         errors.append(i.half_width() or 0.0 if i else 0.0)
-        labels.append(f"{r.method} {r.selector}" + ("" if r.lr is None else f" lr {r.lr:g}"))
+        labels.append(f"{r.method}{f'[{r.options}]' if r.options else ''} {r.selector}"
+                      + ("" if r.lr is None else f" lr {r.lr:g}"))
     x = np.arange(len(rows))
     ax.bar(x, means, yerr=errors, capsize=3, color="#6baed6")
     ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=8)
@@ -51,8 +52,9 @@ def structure_figure(points: list[EdgePoint], correlations: dict[str, Correlatio
 
 
 def describe(c: Correlation | None) -> str:
-    """``ρ = 0.41 [0.12, 0.66], n = 36`` (the interval: 95 % bootstrap)."""
+    """``ρ = 0.41 [0.12, 0.66], 36 points on 6 edges`` (the interval: 95 % bootstrap over edges)."""
     if c is None or c.rho is None:
-        return f"ρ undefined (n = {c.n if c else 0})"
-    interval = f" [{c.low:.2f}, {c.high:.2f}]" if c.low is not None else ""
-    return f"ρ = {c.rho:.2f}{interval}, n = {c.n}"
+        return f"ρ undefined ({c.n if c else 0} points)"
+    interval = f" [{c.low:.2f}, {c.high:.2f}]" if c.low is not None else " (no interval)"
+    edges = f" on {c.clusters} edges" if c.clusters else ""
+    return f"ρ = {c.rho:.2f}{interval}, {c.n} points{edges}"

@@ -164,6 +164,15 @@ def test_spearman_of_a_monotone_relation_is_one():
     assert spearman([1, 1, 1], [1, 2, 3]).rho is None
 
 
+def test_the_bootstrap_resamples_edges_not_measurements():
+    # two edges measured three times each: rho is defined, but two edges cannot give an interval
+    c = spearman([8, 8, 8, 14, 14, 14], [10, 12, 11, 30, 31, 29], clusters=["a"] * 3 + ["b"] * 3)
+    assert c.rho > 0.8 and (c.low, c.high, c.n, c.clusters) == (None, None, 6, None)
+    # four edges: an interval, over edges
+    c = spearman([1, 1, 2, 2, 3, 3, 4, 4], [1, 1.1, 2, 2.1, 3, 3.1, 4, 4.1], clusters=list("aabbccdd"))
+    assert c.rho > 0.95 and c.clusters == 4 and c.low is not None
+
+
 # -- running, resuming, aggregating -------------------------------------------------------------
 def test_an_experiment_runs_resumes_and_aggregates(store, store_dir, tmp_path, dataset, run_cache):
     path = experiment_file(tmp_path, dataset, """
@@ -231,7 +240,7 @@ lrs = [0.003]
     result = CliRunner().invoke(cli, ["experiment", str(path), "--table-only", "--format", "csv", "--output", str(out),
                                       "--store", str(store_dir)])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0].startswith("graph,selector,method,lr,model,mode,seeds,forget_rouge1_after")
+    assert result.output.splitlines()[0].startswith("graph,selector,method,options,lr,model,mode,seeds,forget_rouge1_after")
     assert {p.name for p in out.iterdir()} >= {"table.md", "table.csv", "deviation_by_cell.png",
                                                "deviation_vs_edge_degree.png", "deviation_vs_component_density.png"}
 
