@@ -213,17 +213,24 @@ def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[d
                                    "retain_rouge1": summary.get("retain_rouge1_after")})
                     report(f"lr protocol: {method} lr {lr:g}: forget ROUGE-1 {_fmt(trials[-1]['forget_rouge1'])}, "
                            f"retained {_fmt(trials[-1]['retain_rouge1'])}")
-                kept = [t for t in trials if (t["retain_rouge1"] or 0.0) >= p.retain_threshold]
-                if kept:
-                    best = min(kept, key=lambda t: (t["forget_rouge1"], -t["retain_rouge1"], t["lr"]))
-                else:
-                    best = max(trials, key=lambda t: (t["retain_rouge1"] or 0.0, -t["lr"]))
+                best, met = choose_rate(trials, p.retain_threshold)
                 choices.append({"graph": graph, "method": method, "model": model, "lr": best["lr"],
-                                "met_threshold": bool(kept), "threshold": p.retain_threshold, "trials": trials})
+                                "met_threshold": met, "threshold": p.retain_threshold, "trials": trials})
                 report(f"lr protocol: {method} on {graph} ({model}) -> lr {best['lr']:g}"
-                       + ("" if kept else f" (no rate kept retained ROUGE-1 >= {p.retain_threshold}: the one "
-                                          "that kept the most)"))
+                       + ("" if met else f" (no rate kept retained ROUGE-1 >= {p.retain_threshold}: the one "
+                                         "that kept the most)"))
     return choices
+
+
+def choose_rate(trials: list[dict], threshold: float) -> tuple[dict, bool]:
+    """The protocol's choice among ``trials`` (``lr``, ``forget_rouge1``, ``retain_rouge1``), and
+    whether it met the threshold: the lowest forget ROUGE-1 among the trials whose retained
+    ROUGE-1 is at least ``threshold`` (ties: more retained, then the smaller rate); when none
+    is, the highest retained ROUGE-1 (ties: the smaller rate)."""
+    kept = [t for t in trials if (t["retain_rouge1"] or 0.0) >= threshold]
+    if kept:
+        return min(kept, key=lambda t: (t["forget_rouge1"], -t["retain_rouge1"], t["lr"])), True
+    return max(trials, key=lambda t: (t["retain_rouge1"] or 0.0, -t["lr"])), False
 
 
 def _unlink_others(store, name: str, keep: set[str]) -> None:

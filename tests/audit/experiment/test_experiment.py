@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from audit.experiment import aggregate as A
 from audit.experiment.grid import Cell, expand
-from audit.experiment.runner import run_experiment
+from audit.experiment.runner import choose_rate, run_experiment
 from audit.experiment.spec import load_spec
 from audit.experiment.stats import spearman, t_interval
 from cli.main import cli
@@ -88,6 +88,21 @@ def test_a_method_may_have_its_own_protocol_grid(tmp_path, dataset):
                                      'methods = {dpo = [0.01, 0.002]}\n'))
     assert spec.lr_protocol.grid_for("ga") == (0.0002, 0.001) and spec.lr_protocol.grid_for("dpo") == (0.002, 0.01)
     assert spec.lr_protocol.selector == "a" and spec.lr_protocol.retain_threshold == 0.8
+
+
+def test_the_protocol_forgets_most_within_the_retain_threshold():
+    def trial(lr, forget, retain):
+        return {"lr": lr, "forget_rouge1": forget, "retain_rouge1": retain}
+    # GA on sample_data_1 as measured: 1e-3 forgets most while keeping 0.866 >= 0.8; 2e-3 forgets
+    # everything but keeps 0.09
+    trials = [trial(2e-4, 1.0, 1.0), trial(5e-4, 0.65, 0.997), trial(1e-3, 0.1, 0.866), trial(2e-3, 0.0, 0.09)]
+    assert choose_rate(trials, 0.8) == (trials[2], True)
+    assert choose_rate(trials, 0.9) == (trials[1], True)
+    # a tie in forgetting: the one that keeps more
+    assert choose_rate([trial(1e-3, 0.0, 0.85), trial(2e-3, 0.0, 0.95)], 0.8)[0]["lr"] == 2e-3
+    # none keeps enough: the one that keeps the most, and the record says so
+    assert choose_rate([trial(1e-3, 0.0, 0.5), trial(2e-3, 0.0, 0.3)], 0.8) == ({"lr": 1e-3, "forget_rouge1": 0.0,
+                                                                                "retain_rouge1": 0.5}, False)
 
 
 def test_protocol_rates_fill_the_grid():
