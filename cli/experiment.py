@@ -27,10 +27,13 @@ SHOWN = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")   # th
                    "measures; csv and json every measure with its interval's ends.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for table.md, table.csv and the figures (default out/experiments/<name>).")
+@click.option("--pair", "pairs", multiple=True, metavar="SEL_A,SEL_B",
+              help="Also print SEL_A minus SEL_B per method, matched by seed (a paired t interval): "
+                   "e.g. --pair edges:A_B,edges:A_C. Repeatable.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models and run checkpoints (default: <store>/cache), shared by the cells.")
 @connection_options
-def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, settings):
+def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_dir, settings):
     """Run an experiment file (TOML or YAML): every cell of its grid is one audit run.
 
     The grid is graphs x selectors x methods x method options x learning rates x models x
@@ -46,6 +49,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
       audit experiment experiments/pistol_table2.toml
       audit experiment experiments/pistol_table2.toml --dry-run
       audit experiment experiments/pistol_table2.toml --table-only --format markdown
+      audit experiment experiments/pistol_table2.toml --table-only --pair edges:A_B,edges:A_C
     """
     # The runs need torch and transformers: imported here, so the command line starts fast.
     from audit.experiment import aggregate as A
@@ -95,10 +99,15 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
     for s in A.STRUCTURE:
         V.structure_figure(points, correlations["all"], s, out_dir / f"deviation_vs_{s}.png",
                            f"{spec.name}: per-edge deviation score")
+    pair_columns, pair_rows = _paired(A, rows, pairs)
+    if pair_rows:
+        with (out_dir / "paired.csv").open("w", encoding="utf-8") as csv_file:
+            emit_rows(pair_columns, pair_rows, "csv", out=csv_file)
     if fmt == "json":
         click.echo(json.dumps({"experiment": spec.name, "interval": "95% t over seeds",
                                "cells": [dict(zip(columns, r)) for r in full],
-                               "correlations": [dict(zip(rho_columns, r)) for r in rho_rows]}, indent=2, default=str))
+                               "correlations": [dict(zip(rho_columns, r)) for r in rho_rows],
+                               "paired": [dict(zip(pair_columns, r)) for r in pair_rows]}, indent=2, default=str))
     elif fmt == "csv":
         emit_rows(columns, full, "csv")
     elif fmt == "markdown":
@@ -108,6 +117,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, cache_dir, sett
         for group, by in correlations.items():
             click.echo(f"{group}: deviation score vs " + "; vs ".join(f"{s.replace('_', ' ')} {V.describe(c)}"
                                                                         for s, c in by.items()))
+        if pair_rows:
+            emit_rows(pair_columns, pair_rows, "table")
         click.echo(f"mean ± half of the 95 % t interval over seeds; every measure in {out_dir / 'table.csv'}, "
                    f"figures in {out_dir}")
 
@@ -121,4 +132,19 @@ def _compact(rows) -> tuple[list[str], list[list]]:
             i = r.interval(m)
             cells.append("" if i is None else f"{i.mean:.3f}" + ("" if i.low is None else f" ± {i.half_width():.3f}"))
         out.append([r.method, r.options, r.selector, r.graph, r.lr, r.model, r.mode, len(r.runs), *cells])
+    return columns, out
+
+
+def _paired(A, rows, pairs: tuple[str, ...]) -> tuple[list[str], list[list]]:
+    columns = ["pair", "method", "options", "model", "mode", "measure", "seeds", "mean_difference", "low", "high"]
+    out = []
+    for pair in pairs:
+        a, sep, b = pair.partition(",")
+        if not sep or not a or not b:
+            raise click.BadParameter(f"{pair!r}: expected SEL_A,SEL_B", param_hint="--pair")
+        for measure in SHOWN:
+            for p in A.paired(rows, a, b, measure):
+                i = p.interval()
+                out.append([f"{a} - {b}", p.method, p.options, p.model, p.mode, measure, len(p.differences),
+                            i.mean if i else None, i.low if i else None, i.high if i else None])
     return columns, out

@@ -44,6 +44,7 @@ class CellRow:
     runs: list[str] = field(default_factory=list)
     seeds: list[int] = field(default_factory=list)
     values: dict[str, list[float]] = field(default_factory=dict)     # measure -> one value per run
+    by_seed: dict[int, dict[str, float]] = field(default_factory=dict)   # seed -> that run's measures
 
     def interval(self, measure: str) -> Interval | None:
         return t_interval(self.values.get(measure, []))
@@ -110,7 +111,9 @@ def cell_rows(store: GraphStore, experiment: str, runs: set[str] | None = None) 
                                                     props.get("mode", "joint"), _options_of(link["cell"])))
         row.runs.append(link["run"])
         row.seeds.append(unlearn.get("seed"))
-        for name, value in run_values(store, link["run"], props).items():
+        measured = run_values(store, link["run"], props)
+        row.by_seed[unlearn.get("seed")] = measured
+        for name, value in measured.items():
             row.values.setdefault(name, []).append(value)
     return sorted(rows.values(), key=lambda r: (r.graph, r.selector, r.method, r.options, r.model, r.mode, r.lr or 0.0))
 
@@ -164,3 +167,38 @@ def table(rows: list[CellRow]) -> tuple[list[str], list[list]]:
             line += [i.mean, i.low, i.high] if i else [None, None, None]
         out.append(line)
     return columns, out
+
+
+@dataclass
+class PairedRow:
+    """``measure`` of selector ``a`` minus selector ``b``, run by run with the same seed (the same
+    injected model), in one cell of the other axes: a paired comparison, tighter than two
+    intervals side by side."""
+    method: str
+    options: str
+    lr_a: float | None
+    lr_b: float | None
+    model: str
+    mode: str
+    measure: str
+    differences: list[float]       # one per seed both selectors ran
+
+    def interval(self) -> Interval | None:
+        return t_interval(self.differences)
+
+
+def paired(rows: list[CellRow], a: str, b: str, measure: str) -> list[PairedRow]:
+    """Per method (options, model, mode), ``measure`` of selector ``a`` minus ``b``, matched by seed."""
+    out = []
+    by_key: dict[tuple, dict[str, CellRow]] = {}
+    for r in rows:
+        by_key.setdefault((r.graph, r.method, r.options, r.model, r.mode), {})[r.selector] = r
+    for (graph, method, options, model, mode), selectors in sorted(by_key.items()):
+        if a not in selectors or b not in selectors:
+            continue
+        ra, rb = selectors[a], selectors[b]
+        seeds = sorted(seed for seed in set(ra.by_seed) & set(rb.by_seed)
+                       if measure in ra.by_seed[seed] and measure in rb.by_seed[seed])
+        differences = [ra.by_seed[seed][measure] - rb.by_seed[seed][measure] for seed in seeds]
+        out.append(PairedRow(method, options, ra.lr, rb.lr, model, mode, measure, differences))
+    return out

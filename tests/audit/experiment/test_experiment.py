@@ -244,6 +244,18 @@ lrs = [0.003]
             assert i.n == 2 and i.mean == pytest.approx(statistics.fmean(values), abs=1e-9)
             assert i.high - i.mean == pytest.approx(half, rel=1e-3, abs=1e-9)
 
+    # paired: selector a minus b per seed, independently from the same read-back values
+    by_run = {}
+    for run in {r for row in rows.values() for r in row.runs}:
+        res = store.read("MATCH (x:EdgeResult {run: $run}) RETURN x.role AS role, x.rouge1_qa_after AS qa", run=run)
+        seed = store.read("MATCH (r:Run {key: $run}) RETURN r.seed AS seed", run=run)[0]["seed"]
+        by_run[run] = (seed, sum(v for r in res if r["role"] == "forget" for v in r["qa"])
+                       / sum(len(r["qa"]) for r in res if r["role"] == "forget"))
+    seeds_a = {by_run[r][0]: by_run[r][1] for r in rows["edges:0_1"].runs}
+    seeds_b = {by_run[r][0]: by_run[r][1] for r in rows["edges:3_4"].runs}
+    (pair,) = A.paired(list(rows.values()), "edges:0_1", "edges:3_4", "forget_rouge1_after")
+    assert pair.differences == pytest.approx([seeds_a[s] - seeds_b[s] for s in (0, 1)], abs=1e-12)
+
     # the per-edge points: one per run (joint runs of one forget edge), with the edge's structure
     points = A.edge_points(store, "e1")
     structure = {r["key"]: r for r in store.read(
