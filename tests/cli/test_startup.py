@@ -72,6 +72,7 @@ def probe(args: list[str], store_dir: Path, out: Path) -> tuple[subprocess.Compl
     ["generate", "pistol", "--topology", "chain", "--nodes", "4", "--output", "{folder}/chain.json"],
     ["stats", "--graph", GRAPH],          # refused (not a text graph), quickly
     ["run", "--help"],
+    ["experiment", "--help"],
 ], ids=lambda a: " ".join(a[:2]))
 def test_commands_without_a_model_do_not_import_torch(prepared, store_dir, args):
     args = [a.format(**prepared) for a in args]
