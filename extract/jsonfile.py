@@ -46,6 +46,22 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def read_utf8(path: Path) -> tuple[bytes, str]:
+    """A user's text file: its bytes (for a content hash) and its text.
+
+    Raises:
+        InputDataError: unreadable, or not UTF-8 (with the byte offset and the byte).
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+    try:
+        return data, data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputDataError(path, f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})") from e
+
+
 def read_json(path: Path) -> object:
     """Parse ``path`` as UTF-8 JSON.
 
@@ -53,16 +69,9 @@ def read_json(path: Path) -> object:
         InputDataError: unreadable, empty, not UTF-8 (with the byte offset), not JSON, nested
             too deeply, or an object with a key twice (with line and column).
     """
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+    data, text = read_utf8(path)
     if not data.strip():
         raise InputDataError(path, "the file is empty")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputDataError(path, f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})") from e
     try:
         return strict_loads(text)
     except json.JSONDecodeError as e:

@@ -46,6 +46,7 @@ import yaml
 from audit.config import SIZES, UNLEARNING_METHODS, apply_options
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
+from extract.jsonfile import read_utf8
 from graphstore.errors import InputDataError, KeyValidationError
 from graphstore.records import validate_graph_name
 
@@ -114,15 +115,9 @@ def load_spec(path: Path) -> ExperimentSpec:
     path = Path(path)
     if path.suffix.lower() not in SUFFIXES:
         raise InputDataError(path, f"an experiment file is TOML or YAML ({', '.join(SUFFIXES)})")
+    raw, text = read_utf8(path)
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
-    try:
-        text = raw.decode("utf-8")
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.safe_load(text)
-    except UnicodeDecodeError as e:
-        raise InputDataError(path, f"not UTF-8 text (byte {e.start})") from e
     except tomllib.TOMLDecodeError as e:
         raise InputDataError(path, f"not TOML: {e}") from e
     except yaml.YAMLError as e:

@@ -23,6 +23,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Callable
 
+from extract.jsonfile import read_utf8
 from graphstore.errors import ConfigError, InputDataError
 
 Edge = tuple[str, str]
@@ -149,14 +150,7 @@ def from_edge_list(path: str | Path) -> list[Edge]:
             names the file and the 1-based line number.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputDataError(path, f"cannot read the edge list: {e.strerror or e}") from e
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputDataError(path, f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})") from e
+    _, text = read_utf8(path)
     edges: list[Edge] = []
     seen: dict[frozenset, int] = {}
     for line_number, raw in enumerate(text.splitlines(), start=1):
