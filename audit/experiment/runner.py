@@ -141,7 +141,9 @@ def _check_selectors(store: GraphStore, spec: ExperimentSpec) -> None:
 def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) -> RunRequest:
     """The `audit run` of one cell: the cell's axes and the file's [run] options."""
     o = spec.run
-    injection = InjectionConfig(seed=cell.seed, **{k: v for k, v in {
+    # One injected model per seed by default; with [run] inject_seed, one for every seed, so the
+    # seeds vary the unlearning only (model-to-model spread out of the intervals).
+    injection = InjectionConfig(seed=o.get("inject_seed", cell.seed), **{k: v for k, v in {
         "target_rouge1": o.get("inject_target"), "max_epochs": o.get("inject_max_epochs"),
         "lr": o.get("inject_lr"), "batch_size": o.get("inject_batch_size")}.items() if v is not None})
     unlearn = UnlearnConfig(lr=cell.lr, seed=cell.seed, **{k: o[k] for k in

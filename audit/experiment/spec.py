@@ -60,7 +60,7 @@ PROTOCOL_KEYS = ("grid", "methods", "selector", "seed", "retain_threshold")
 RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "epochs": int, "batch_size": int, "grad_accum": int, "lora_r": int, "lora_alpha": int, "retain": str,
     "utility": str, "idk": str, "equivalence": str, "eval_batch_size": int, "inject_target": (int, float),
-    "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "device": str,
+    "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "inject_seed": int, "device": str,
 }
 PATH_OPTIONS = ("utility", "idk")
 

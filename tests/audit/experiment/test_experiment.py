@@ -105,6 +105,16 @@ def test_the_protocol_forgets_most_within_the_retain_threshold():
                                                                                 "retain_rouge1": 0.5}, False)
 
 
+def test_inject_seed_fixes_the_injected_model_across_seeds(tmp_path, dataset):
+    from audit.experiment.runner import request_for
+    body = '[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 1]\n'
+    plain = load_spec(experiment_file(tmp_path, dataset, body, name="p"))
+    fixed = load_spec(experiment_file(tmp_path, dataset, body + "[run]\ninject_seed = 7\n", name="f"))
+    for spec, expected in ((plain, [0, 1]), (fixed, [7, 7])):
+        requests = [request_for(spec, c, c.run_id(spec.name, spec.run), tmp_path) for c in expand(spec)]
+        assert [r.injection.seed for r in requests] == expected and [r.unlearn.seed for r in requests] == [0, 1]
+
+
 def test_protocol_rates_fill_the_grid():
     from audit.experiment.spec import ExperimentSpec, GraphSpec, LrProtocol
     spec = ExperimentSpec("e", Path("e.toml"), "0", (GraphSpec("g"),), ("edges:a",), ("ga", "npo"), (0,),
