@@ -81,8 +81,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
             outcome = run_experiment(store, spec, cache_dir or settings.store_dir / "cache", replace, report=say)
             say(f"experiment {spec.name}: {outcome.cells} cell(s), {outcome.ran} run now, {outcome.skipped} already done")
         runs = current_runs(store, spec)   # runs an earlier version of the file made are not counted
-        rows = A.cell_rows(store, spec.name, runs)
-        points = A.edge_points(store, spec.name, runs)
+        rows, points = A.read_experiment(store, spec.name, runs)
     correlations = A.correlations(points)
     columns, full = A.table(rows)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from audit.experiment.runner import CELL, experiment_runs, get_experiment
+from audit.experiment.runner import CELL
 from audit.experiment.stats import Correlation, Interval, spearman, t_interval
 from audit.measure import metrics as M
 from audit.results import store as R
-from audit.results.schema import phase_name
+from audit.results.schema import EdgeResult, phase_name
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
@@ -62,11 +62,11 @@ class EdgePoint:
     deviation_score: float
 
 
-def run_values(store: GraphStore, run: str, props: dict) -> dict[str, float]:
-    """One run's measures: its summary, the forget edges' mean of every other measure, and the
-    retained edges' ROUGE-1 per domain (``retain_rouge1_after_<domain>``: PISTOL's domain skew)."""
+def run_values(props: dict, results: list[EdgeResult]) -> dict[str, float]:
+    """One run's measures, from its Run node's ``props`` and its ``results``: its summary, the
+    forget edges' mean of every other measure, and the retained edges' ROUGE-1 per domain
+    (``retain_rouge1_after_<domain>``: PISTOL's domain skew)."""
     out = {m: props[m] for m in RUN_MEASURES if props.get(m) is not None}
-    results = R.read_results(store, run)
     forget = [r for r in results if r.role == "forget"]
     for m in EDGE_MEASURES:
         values = [r.get(phase_name(m, "after")) for r in forget]
@@ -91,31 +91,36 @@ def run_values(store: GraphStore, run: str, props: dict) -> dict[str, float]:
     return out
 
 
-def _cell_links(store: GraphStore, experiment: str, runs: set[str] | None) -> list[dict]:
-    """The experiment's finished cell runs (lr-protocol trials left out), of ``runs`` when given."""
-    if get_experiment(store, experiment) is None:
+def read_experiment(store: GraphStore, experiment: str,
+                    runs: set[str] | None = None) -> tuple[list[CellRow], list[EdgePoint]]:
+    """The table's rows and the per-edge points of the experiment's finished cell runs (the
+    lr-protocol trials left out), each run's EdgeResults read once.
+
+    ``runs``: count only these (``runner.current_runs``: the grid of the file as it is now).
+    Rows are sorted by graph, selector, method, options, model, mode and rate.
+    """
+    if R.get_experiment(store, experiment) is None:
         raise ConfigError(f"no experiment {experiment!r}; audit experiment FILE runs one")
-    return [link for link in experiment_runs(store, experiment)
-            if link["role"] == CELL and link["props"].get("status") == R.DONE and (runs is None or link["run"] in runs)]
-
-
-def cell_rows(store: GraphStore, experiment: str, runs: set[str] | None = None) -> list[CellRow]:
-    """The table's rows, sorted by graph, selector, method, options, model, mode and rate.
-    ``runs``: count only these (``runner.current_runs``: the grid of the file as it is now)."""
     rows: dict[str, CellRow] = {}
-    for link in _cell_links(store, experiment, runs):
+    points: list[EdgePoint] = []
+    for link in R.experiment_runs(store, experiment):
         props = link["props"]
+        if link["role"] != CELL or props.get("status") != R.DONE or (runs is not None and link["run"] not in runs):
+            continue
+        results = R.read_results(store, link["run"])
         unlearn = json.loads(props.get("unlearn_config") or "{}")
         row = rows.setdefault(link["cell"], CellRow(link["cell"], props["graph"], props.get("selector"),
                                                     props["method"], unlearn.get("lr"), props["model"],
                                                     props.get("mode", "joint"), _options_of(link["cell"])))
         row.runs.append(link["run"])
         row.seeds.append(unlearn.get("seed"))
-        measured = run_values(store, link["run"], props)
+        measured = run_values(props, results)
         row.by_seed[unlearn.get("seed")] = measured
         for name, value in measured.items():
             row.values.setdefault(name, []).append(value)
-    return sorted(rows.values(), key=lambda r: (r.graph, r.selector, r.method, r.options, r.model, r.mode, r.lr or 0.0))
+        points += _edge_points(link, results)
+    return (sorted(rows.values(), key=lambda r: (r.graph, r.selector, r.method, r.options, r.model, r.mode,
+                                                 r.lr or 0.0)), points)
 
 
 def _options_of(cell: str) -> str:
@@ -124,19 +129,18 @@ def _options_of(cell: str) -> str:
     return method[method.index("[") + 1:-1] if "[" in method else ""
 
 
-def edge_points(store: GraphStore, experiment: str, runs: set[str] | None = None) -> list[EdgePoint]:
-    """Per forget edge and run, its deviation score: the edge's own in a per-edge run, the run's
-    in a joint run of a single forget edge (a joint run of several has no per-edge score)."""
+def _edge_points(link: dict, results: list[EdgeResult]) -> list[EdgePoint]:
+    """Per forget edge of one run, its deviation score: the edge's own in a per-edge run, the
+    run's in a joint run of a single forget edge (a joint run of several has no per-edge score)."""
+    props = link["props"]
+    forget = [r for r in results if r.role == "forget"]
+    per_edge = props.get("mode") == "per-edge"
     points = []
-    for link in _cell_links(store, experiment, runs):
-        props = link["props"]
-        forget = [r for r in R.read_results(store, link["run"]) if r.role == "forget"]
-        per_edge = props.get("mode") == "per-edge"
-        for r in forget:
-            score = r.deviation_score if per_edge else (props.get("deviation_score") if len(forget) == 1 else None)
-            if score is not None:
-                points.append(EdgePoint(link["run"], link["cell"], props["method"], r.edge, r.edge_degree,
-                                        r.component_density, score))
+    for r in forget:
+        score = r.deviation_score if per_edge else (props.get("deviation_score") if len(forget) == 1 else None)
+        if score is not None:
+            points.append(EdgePoint(link["run"], link["cell"], props["method"], r.edge, r.edge_degree,
+                                    r.component_density, score))
     return points
 
 

@@ -21,7 +21,6 @@ from audit.config import InjectionConfig, UnlearnConfig
 from audit.experiment.grid import Cell, expand
 from audit.experiment.spec import ExperimentSpec
 from audit.results import store as R
-from audit.results.schema import Experiment
 from audit.run.qa import load_graph_edges
 from audit.run.request import RunRequest
 from audit.run.runner import run_audit
@@ -42,25 +41,10 @@ class ExperimentOutcome:
     lr_choices: list[dict]
 
 
-def get_experiment(store: GraphStore, name: str) -> Experiment | None:
-    rows = store.read(Q.EXPERIMENT_GET, experiment=name)
-    return Experiment.from_props(rows[0]["experiment"]) if rows else None
-
-
-def update_experiment(store: GraphStore, name: str, **props) -> None:
-    Experiment.check(props)
-    store.write(Q.EXPERIMENT_MERGE, experiment=name, props={k: R.storable(v) for k, v in props.items()})
-
-
-def experiment_runs(store: GraphStore, name: str) -> list[dict]:
-    """The experiment's runs: ``run``, ``role`` (cell or lr-protocol), ``cell`` (its group), ``props``."""
-    return [dict(r) for r in store.read(Q.EXPERIMENT_RUNS, experiment=name)]
-
-
 def current_runs(store: GraphStore, spec: ExperimentSpec) -> set[str]:
     """The run ids of the file's grid as it is now (with the protocol's recorded rates): the
     table counts these only, never a run an earlier version of the file made."""
-    node = get_experiment(store, spec.name)
+    node = R.get_experiment(store, spec.name)
     choices = json.loads(node.lr_choices) if node is not None and node.lr_choices else []
     chosen = {(c["graph"], c["method"], c["model"]): c["lr"] for c in choices}
     return {cell.run_id(spec.name, spec.run) for cell in expand(spec, chosen)}
@@ -74,7 +58,7 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
         ConfigError: the experiment exists from another version of its file (without ``replace``),
             or a graph is missing and the file says not how to build it.
     """
-    existing = get_experiment(store, spec.name)
+    existing = R.get_experiment(store, spec.name)
     if existing is not None and existing.sha256 != spec.sha256:
         if not replace:
             raise ConfigError(f"experiment {spec.name!r} was run from another version of {existing.file} "
@@ -83,7 +67,7 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
     _ensure_graphs(store, spec, report)
     _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
     now = R.now()
-    update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
+    R.update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
                       grid=_grid_record(spec), status=R.RUNNING, error=None, cells_done=None, ended_at=None,
                       **({"resumed_at": now} if existing is not None else {"started_at": now}))
     try:
@@ -92,15 +76,15 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
         ids = [cell.run_id(spec.name, spec.run) for cell in cells]
         if existing is not None and replace:
             _unlink_others(store, spec.name, set(ids) | {t["run"] for c in choices for t in c["trials"]})
-        update_experiment(store, spec.name, cells=len(cells), lr_choices=choices)
+        R.update_experiment(store, spec.name, cells=len(cells), lr_choices=choices)
         ran, skipped = _run_cells(store, spec, cells, ids, cache_dir, report)
     except KeyboardInterrupt:
-        update_experiment(store, spec.name, status=R.INTERRUPTED, ended_at=R.now())
+        R.update_experiment(store, spec.name, status=R.INTERRUPTED, ended_at=R.now())
         raise
     except Exception as e:
-        update_experiment(store, spec.name, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
+        R.update_experiment(store, spec.name, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
         raise
-    update_experiment(store, spec.name, status=R.DONE, ended_at=R.now(), cells_done=len(cells))
+    R.update_experiment(store, spec.name, status=R.DONE, ended_at=R.now(), cells_done=len(cells))
     return ExperimentOutcome(spec.name, len(cells), ran, skipped, choices)
 
 
@@ -186,7 +170,7 @@ def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, 
         summary = _run_cell(store, spec, cell, run_id, cache_dir, CELL, report)
         seconds.append(time.perf_counter() - started)
         ran += 1
-        update_experiment(store, spec.name, cells_done=position)
+        R.update_experiment(store, spec.name, cells_done=position)
         report(f"cell {position}/{len(cells)} done in {_duration(seconds[-1])}: forget ROUGE-1 "
                f"{_fmt(summary.get('forget_rouge1_after'))}, retained {_fmt(summary.get('retain_rouge1_after'))}, "
                f"deviation score {_fmt(summary.get('deviation_score'), 1)}")
@@ -236,7 +220,7 @@ def choose_rate(trials: list[dict], threshold: float) -> tuple[dict, bool]:
 
 
 def _unlink_others(store, name: str, keep: set[str]) -> None:
-    for row in experiment_runs(store, name):
+    for row in R.experiment_runs(store, name):
         if row["run"] not in keep:
             store.write(Q.EXPERIMENT_UNLINK_RUN, experiment=name, run=row["run"])
 

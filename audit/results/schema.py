@@ -61,6 +61,7 @@ class ResultNode(Mapping):
     """Common behaviour of the result dataclasses: checked mapping access and conversion."""
     LABEL: ClassVar[str]
     PROPS: ClassVar[tuple[Prop, ...]]
+    DECLARED: ClassVar[dict[str, Prop]]    # name -> Prop, for the checks
     extra: dict
 
     @classmethod
@@ -78,7 +79,7 @@ class ResultNode(Mapping):
     def check(cls, names) -> list[str]:
         """``names`` as a list; raises ``KeyError`` naming any the schema does not declare."""
         names = list(names)
-        unknown = [n for n in names if n not in _DECLARED[cls.LABEL]]
+        unknown = [n for n in names if n not in cls.DECLARED]
         if unknown:
             raise KeyError(f"{cls.LABEL} declares no propert{'y' if len(unknown) == 1 else 'ies'} "
                            f"{', '.join(unknown)} (audit/results/schema.py)")
@@ -86,13 +87,13 @@ class ResultNode(Mapping):
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any]) -> "ResultNode":
-        declared = _DECLARED[cls.LABEL]
+        declared = cls.DECLARED
         known = {k: v for k, v in props.items() if k in declared}
         return cls(**known, extra={k: v for k, v in props.items() if k not in declared})
 
     def props(self) -> dict[str, Any]:
         """The declared properties that are set (not None)."""
-        return {n: v for n in _DECLARED[self.LABEL] if (v := getattr(self, n)) is not None}
+        return {n: v for n in self.DECLARED if (v := getattr(self, n)) is not None}
 
     # -- Mapping over the declared properties that are set; undeclared names refused
     def __getitem__(self, name: str) -> Any:
@@ -120,9 +121,9 @@ class ResultNode(Mapping):
 def _result_class(label: str, props: tuple[Prop, ...], doc: str) -> type[ResultNode]:
     fields = [(p.name, Any, field(default=None)) for p in props]
     fields.append(("extra", dict, field(default_factory=dict, repr=False, compare=False)))
-    cls = dataclasses.make_dataclass(label, fields, bases=(ResultNode,), frozen=True, eq=True,
-                                     namespace={"LABEL": label, "PROPS": props, "__doc__": doc,
-                                                "__hash__": None})
+    namespace = {"LABEL": label, "PROPS": props, "DECLARED": {p.name: p for p in props}, "__doc__": doc,
+                 "__hash__": None}
+    cls = dataclasses.make_dataclass(label, fields, bases=(ResultNode,), frozen=True, eq=True, namespace=namespace)
     cls.__module__ = __name__
     return cls
 
@@ -310,20 +311,13 @@ EXPERIMENT_PROPS = _declare("Experiment", {
     ],
 })
 
-_DECLARED: dict[str, dict[str, Prop]] = {}
-for _label, _props in (("Run", RUN_PROPS), ("EdgeResult", EDGE_RESULT_PROPS), ("FactResult", FACT_RESULT_PROPS),
-                       ("Experiment", EXPERIMENT_PROPS)):
-    _DECLARED[_label] = {}
-    for _p in _props:
-        _DECLARED[_label].setdefault(_p.name, _p)
-
-Run = _result_class("Run", tuple(_DECLARED["Run"].values()),
+Run = _result_class("Run", RUN_PROPS,
                     "A ``(:Run)`` node: how a run was made, how it ended, and its summary.")
-EdgeResult = _result_class("EdgeResult", tuple(_DECLARED["EdgeResult"].values()),
+EdgeResult = _result_class("EdgeResult", EDGE_RESULT_PROPS,
                            "An ``(:EdgeResult)`` node: one edge's measures in one run.")
-FactResult = _result_class("FactResult", tuple(_DECLARED["FactResult"].values()),
+FactResult = _result_class("FactResult", FACT_RESULT_PROPS,
                            "A ``(:FactResult)`` node: one (subject, property) fact's memorization measure in one run.")
-Experiment = _result_class("Experiment", tuple(_DECLARED["Experiment"].values()),
+Experiment = _result_class("Experiment", EXPERIMENT_PROPS,
                            "An ``(:Experiment)`` node: a grid of runs from one file, linked ``-[:HAS_RUN]->``.")
 NODES: tuple[type[ResultNode], ...] = (Run, EdgeResult, FactResult, Experiment)
 

@@ -1,5 +1,5 @@
-"""Runs and their per-edge and per-fact results on the graph: where they are read and written
-(an experiment's node is written by ``audit/experiment/runner.py``, checked by the same schema).
+"""Runs, their per-edge and per-fact results, and experiments on the graph: where they are read
+and written.
 
 ``(:Run {key})`` records how a run was made and how it ended; ``(:EdgeResult {key: <run>/<edge>})``
 holds one edge's measures for that run, linked ``(:Run)-[:HAS_RESULT]->(:EdgeResult)``. Results
@@ -19,7 +19,7 @@ from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
 from graphstore.records import validate_key
-from audit.results.schema import EdgeResult, FactResult, Run
+from audit.results.schema import EdgeResult, Experiment, FactResult, Run
 
 RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
 
@@ -154,3 +154,19 @@ def storable(value):
     if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
         return json.dumps(value, default=str)
     return value
+
+
+def get_experiment(store: GraphStore, name: str) -> Experiment | None:
+    rows = store.read(Q.EXPERIMENT_GET, experiment=name)
+    return Experiment.from_props(rows[0]["experiment"]) if rows else None
+
+
+def update_experiment(store: GraphStore, name: str, **props) -> None:
+    """Create or update the Experiment node (properties checked against the schema)."""
+    Experiment.check(props)
+    store.write(Q.EXPERIMENT_MERGE, experiment=name, props={k: storable(v) for k, v in props.items()})
+
+
+def experiment_runs(store: GraphStore, name: str) -> list[dict]:
+    """The experiment's runs: ``run``, ``role`` (cell or lr-protocol), ``cell`` (its group), ``props``."""
+    return [dict(r) for r in store.read(Q.EXPERIMENT_RUNS, experiment=name)]

@@ -234,7 +234,8 @@ lrs = [0.003]
 
     # the aggregates, independently: per cell, per run, the forget edge's ROUGE-1 after (one
     # edge, so its QA mean), the retained edges' QA mean, DS from those, then t over the seeds
-    rows = {r.selector: r for r in A.cell_rows(store, "e1")}
+    cells, points = A.read_experiment(store, "e1")
+    rows = {r.selector: r for r in cells}
     assert set(rows) == {"edges:0_1", "edges:3_4"}
     for selector, row in rows.items():
         forget_values, retain_values, ds_values = [], [], []
@@ -267,7 +268,6 @@ lrs = [0.003]
     assert pair.differences == pytest.approx([seeds_a[s] - seeds_b[s] for s in (0, 1)], abs=1e-12)
 
     # the per-edge points: one per run (joint runs of one forget edge), with the edge's structure
-    points = A.edge_points(store, "e1")
     structure = {r["key"]: r for r in store.read(
         "MATCH ()-[f:FACT]->() WHERE f.graph = 'expg' RETURN f.key AS key, f.edge_degree AS degree")}
     assert len(points) == 4 and all(p.edge_degree == structure[p.edge]["degree"] for p in points)
