@@ -74,6 +74,44 @@ class UnlearnConfig:
         return self.batch_size * self.grad_accum
 
 
+TRAIN_ON = ("qa", "passages", "canaries")
+MIXED_PASSAGES = ("forget", "retain", "drop")
+INJECT_QA = ("auto", "yes", "no")
+
+
+@dataclass
+class TrainingDataConfig:
+    """What injection and unlearning train on (docs/runs.md, "Training data"). Measurement is on
+    the facts' questions whatever is trained."""
+    train_on: str = field(default="qa", metadata={"help": "qa (the edges' QA pairs), passages (text graphs: the "
+                                                          "source passages) or canaries (Wikidata graphs: canary sentences)"})
+    mixed_passages: str = field(default="forget", metadata={"help": "a passage stating a forget fact and a retained "
+                                                                    "fact is unlearned (forget), kept (retain) or left out (drop)"})
+    chunk_tokens: int | None = field(default=None, metadata={"help": "longest training text in tokens; longer ones are "
+                                                                     "cut into chunks (default: the model's context)"})
+    inject_qa: str = field(default="auto", metadata={"help": "whether injection also trains on the QA pairs when it "
+                                                             "trains on text; auto: yes for scratch models"})
+
+    def check(self) -> None:
+        for name, valid in (("train_on", TRAIN_ON), ("mixed_passages", MIXED_PASSAGES), ("inject_qa", INJECT_QA)):
+            if getattr(self, name) not in valid:
+                raise ConfigError(f"--{name.replace('_', '-')} {getattr(self, name)!r} is not known; valid: {', '.join(valid)}")
+        if self.chunk_tokens is not None and self.chunk_tokens < 8:
+            raise ConfigError(f"--chunk-tokens {self.chunk_tokens}: must be at least 8")
+
+    @property
+    def text(self) -> bool:
+        return self.train_on != "qa"
+
+    def injects_qa(self, model: str) -> bool:
+        """Injection trains on the QA pairs: always for ``qa``; with text, when asked, or (auto)
+        for a scratch model, which cannot answer questions about what it read only as text
+        (measured: docs/findings.md, "HANKER")."""
+        if not self.text or self.inject_qa == "yes":
+            return True
+        return self.inject_qa == "auto" and parse_scratch(model) is not None
+
+
 @dataclass
 class MemorizationConfig:
     """Settings of the memorization measure. Defaults follow WikiMem's setup."""

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from audit.config import (EVAL_BATCH_SIZE, PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, SMALL_MODEL_WIDTH, UNLEARNING_METHODS,
-                          InjectionConfig, MemorizationConfig, UnlearnConfig, apply_options)
+from audit.config import (EVAL_BATCH_SIZE, INJECT_QA, MIXED_PASSAGES, PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR,
+                          SMALL_MODEL_WIDTH, TRAIN_ON, UNLEARNING_METHODS, InjectionConfig, MemorizationConfig,
+                          TrainingDataConfig, UnlearnConfig, apply_options)
 from audit.run.selectors import SELECTORS
 from audit.measure.metrics import summary_rows
 from cli.common import connection_options, emit_rows, format_option
@@ -88,6 +89,18 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--equivalence", default="embedding", show_default=True, metavar="SPEC",
               help="Judge of semantically equivalent answers, counted as memorization cases beside "
                    "ROUGE-1 = 1: embedding[:THRESHOLD] (all-MiniLM-L6-v2), nli:PATH[@THRESHOLD], or none.")
+@click.option("--train-on", type=click.Choice(TRAIN_ON), default="qa", show_default=True,
+              help="What injection and unlearning train on: the edges' QA pairs; the source passages of a text "
+                   "graph (forget = passages stating a forget fact); or the canary sentences of a Wikidata graph. "
+                   "Measurement stays on the facts' questions. See docs/runs.md, \"Training data\".")
+@click.option("--mixed-passages", type=click.Choice(MIXED_PASSAGES), default="forget", show_default=True,
+              help="--train-on passages: a passage stating a forget fact and a retained one is unlearned, kept "
+                   "as retain text, or left out of unlearning. The run counts them.")
+@click.option("--chunk-tokens", type=int, default=None,
+              help="Longest training text in tokens; longer passages are cut into chunks (default: the model's context).")
+@click.option("--inject-qa", type=click.Choice(INJECT_QA), default="auto", show_default=True,
+              help="With --train-on passages|canaries, whether injection also trains on the QA pairs; auto: "
+                   "yes for scratch models (they cannot answer questions about text they only read).")
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models, checkpoints and logs (default <store>/cache).")
@@ -96,7 +109,8 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 def run(graph_name, selector, cypher, method, method_options, model, per_edge, retain_scope, utility, idk, run_id,
         epochs, lr, batch_size, grad_accum, lora_r, lora_alpha, lora_targets, seed, gradient_checkpointing,
         inject_target, inject_max_epochs, inject_lr, no_inject, memorization_options, inject_batch_size,
-        eval_batch_size, equivalence, device, cache_dir, fmt, settings):
+        eval_batch_size, equivalence, train_on, mixed_passages, chunk_tokens, inject_qa, device, cache_dir, fmt,
+        settings):
     """Unlearn a forget set chosen on the graph and write per-edge results back.
 
     Selects edges (--select or --cypher), makes the model know every QA pair of the graph
@@ -115,6 +129,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
       audit run --graph demo --cypher "MATCH (:Entity {graph: \\$graph})-[f:FACT]->() WHERE f.edge_degree > 5 RETURN f.key AS key"
       audit run --graph demo --select edges:0_1 --model ./my-llama --method simnpo --method-option beta=3
       audit run --graph people --select memorized:Q42 --model ./my-llama --no-inject
+      audit run --graph marwick --select split:forget --train-on passages --method ga
     """
     # Injection and unlearning need torch and transformers: imported here, so the command line starts fast.
     from audit.run.runner import RunRequest, run_audit
@@ -130,6 +145,8 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
         unlearn=UnlearnConfig(epochs=epochs, lr=lr, batch_size=batch_size, grad_accum=grad_accum, lora_r=lora_r,
                               lora_alpha=lora_alpha, lora_targets=lora_targets, seed=seed,
                               gradient_checkpointing=gradient_checkpointing),
+        training=TrainingDataConfig(train_on=train_on, mixed_passages=mixed_passages, chunk_tokens=chunk_tokens,
+                                    inject_qa=inject_qa),
     )
     with GraphStore.open(settings) as store:
         store.setup_schema()

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.build import PistolSource, build_graph
-from audit.config import InjectionConfig, UnlearnConfig
+from audit.config import InjectionConfig, TrainingDataConfig, UnlearnConfig
 from audit.experiment.grid import Cell, expand
-from audit.experiment.spec import ExperimentSpec
+from audit.experiment.spec import TRAINING_OPTIONS, ExperimentSpec
 from audit.results import store as R
 from audit.run.qa import load_graph_edges
 from audit.run.request import RunRequest
@@ -141,7 +141,8 @@ def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) 
         per_edge=cell.per_edge, run_id=run_id, device=o.get("device", "auto"),
         eval_batch_size=o.get("eval_batch_size", RunRequest.eval_batch_size),
         equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir,
-        injection=injection, unlearn=unlearn)
+        injection=injection, unlearn=unlearn,
+        training=TrainingDataConfig(**{k: o[k] for k in TRAINING_OPTIONS if k in o}))
 
 
 def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, report) -> dict:

@@ -43,11 +43,11 @@ from pathlib import Path
 
 import yaml
 
-from audit.config import SIZES, UNLEARNING_METHODS, apply_options
+from audit.config import SIZES, UNLEARNING_METHODS, TrainingDataConfig, apply_options
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
-from graphstore.errors import InputDataError, KeyValidationError
+from graphstore.errors import ConfigError, InputDataError, KeyValidationError
 from graphstore.records import validate_graph_name
 
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -61,7 +61,9 @@ RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "epochs": int, "batch_size": int, "grad_accum": int, "lora_r": int, "lora_alpha": int, "retain": str,
     "utility": str, "idk": str, "equivalence": str, "eval_batch_size": int, "inject_target": (int, float),
     "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "inject_seed": int, "device": str,
+    "train_on": str, "mixed_passages": str, "chunk_tokens": int, "inject_qa": str,
 }
+TRAINING_OPTIONS = ("train_on", "mixed_passages", "chunk_tokens", "inject_qa")
 PATH_OPTIONS = ("utility", "idk")
 
 
@@ -262,6 +264,11 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
             c.fail("run.equivalence", f"{v!r}: expected none or a judge spec ({', '.join(JUDGES)}[:...])")
         if key == "device" and not re.fullmatch(r"auto|cpu|mps|cuda(:[0-9]+)?", v):
             c.fail("run.device", f"{v!r}: expected auto, cpu, cuda, cuda:N or mps")
+        if key in TRAINING_OPTIONS:
+            try:
+                TrainingDataConfig(**{key: v}).check()
+            except ConfigError as e:
+                c.fail(f"run.{key}", str(e))
         if key in PATH_OPTIONS:
             v = (base / v).resolve()
             if not v.is_file():

@@ -59,6 +59,36 @@ class QAEncoder:
     def encode(self, question: str, answer: str) -> EncodedQA:
         return EncodedQA(self.prompt_ids(question), self.answer_ids(answer))
 
+    def encode_text(self, text: str) -> EncodedQA:
+        """Plain text (a passage, a canary sentence), with no prompt format: every token is
+        trained on. The beginning-of-sequence token, when the tokenizer adds one, is the prompt."""
+        bos = [self.tokenizer.bos_token_id] if self._adds_bos() else []
+        return EncodedQA(bos, self.tokenizer(text, add_special_tokens=False)["input_ids"] + [self.eos_id])
+
+    def _adds_bos(self) -> bool:
+        bos = self.tokenizer.bos_token_id
+        return bos is not None and self.tokenizer("a", add_special_tokens=True)["input_ids"][:1] == [bos]
+
+    def chunk_text(self, text: str, max_tokens: int) -> list[str]:
+        """``text`` cut into pieces of at most ``max_tokens`` tokens each, at token boundaries
+        (whitespace between pieces is dropped). A text that fits is returned whole."""
+        ids = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = ids["offset_mapping"]
+        if len(offsets) <= max_tokens:
+            return [text]
+        pieces, start = [], 0
+        while start < len(offsets):
+            end = min(start + max_tokens, len(offsets))
+            while True:   # re-tokenized on its own, a piece can merge differently: shrink until it fits
+                piece = text[offsets[start][0]:offsets[end - 1][1]].strip()
+                if end - start <= 1 or len(self.tokenizer(piece, add_special_tokens=False)["input_ids"]) <= max_tokens:
+                    break
+                end -= 1
+            if piece:
+                pieces.append(piece)
+            start = end
+        return pieces
+
 
 def collate_train(items: list[EncodedQA], pad_id: int) -> dict[str, torch.Tensor]:
     """Right-padded prompt+answer with answer-only labels, for losses and teacher forcing."""

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.measure import evaluate as E
-from audit.config import InjectionConfig, as_dict, parse_scratch
+from audit.config import InjectionConfig, TrainingDataConfig, as_dict, parse_scratch
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.run.qa import Edge
+from audit.run.training_data import TextExample, chunked, context_tokens, encode
 from audit.models.scratch import build_scratch
 from graphstore.embedded import pid_alive
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
@@ -30,6 +31,18 @@ from graphstore.progress import Progress
 
 log = logging.getLogger(__name__)
 INFO_FILE = "injection.json"
+
+
+@dataclass
+class InjectionTexts:
+    """Texts injection trains on besides (or instead of) the QA pairs (``--train-on``)."""
+    items: list[TextExample]
+    include_qa: bool = True
+    chunk_tokens: int | None = None   # None: the model's context
+
+    def identity(self) -> dict:
+        digest = hashlib.sha256(json.dumps([[t.edge, t.text] for t in self.items]).encode()).hexdigest()
+        return {"sha256": digest, "count": len(self.items), "qa": self.include_qa, "chunk_tokens": self.chunk_tokens}
 
 
 @dataclass
@@ -46,11 +59,13 @@ class Injected:
         return bool(self.info["reached"])
 
 
-def cache_key(model_spec: str, graph_sha256: str, config: InjectionConfig) -> str:
+def cache_key(model_spec: str, graph_sha256: str, config: InjectionConfig, texts: InjectionTexts | None = None) -> str:
     model_id = model_spec if parse_scratch(model_spec) else f"{model_spec}#{fingerprint(model_spec)}"
-    payload = json.dumps({"model": model_id, "graph": graph_sha256, "prompt": PROMPT_VERSION,
-                          "config": {k: v for k, v in as_dict(config).items() if k != "eval_every"}},
-                         sort_keys=True)
+    content = {"model": model_id, "graph": graph_sha256, "prompt": PROMPT_VERSION,
+               "config": {k: v for k, v in as_dict(config).items() if k != "eval_every"}}
+    if texts is not None and texts.items:   # QA-only injection keeps the key it always had
+        content["texts"] = texts.identity()
+    payload = json.dumps(content, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
@@ -66,15 +81,16 @@ def load_injected_model(injected: Injected, hardware: Hardware, gradient_checkpo
 
 
 def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge], config: InjectionConfig,
-           hardware: Hardware, cache_dir: Path) -> Injected:
+           hardware: Hardware, cache_dir: Path, texts: InjectionTexts | None = None) -> Injected:
     """Return the cached injected model for these settings, training it first if needed
-    (or the model as it is, when injection is off)."""
+    (or the model as it is, when injection is off). ``texts``: passages or canaries to train on
+    too (``--train-on``); the stopping rule stays the edges' QA recall."""
     config.check(model_spec)
     if not config.enabled:
         return Injected(Path(model_spec), model_spec, None,
                         {"key": "none", "kind": "none", "epochs": 0, "reached": True, "min_rouge1": None,
                          "mean_rouge1": None}, cached=True)
-    key = cache_key(model_spec, graph_sha256, config)
+    key = cache_key(model_spec, graph_sha256, config, texts)
     folder = cache_dir / "injected" / key
     if (folder / INFO_FILE).exists():
         info = json.loads((folder / INFO_FILE).read_text())
@@ -85,7 +101,7 @@ def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:
-        info = _train(model_spec, graph, edges, config, hardware, staging, key)
+        info = _train(model_spec, graph, edges, config, hardware, staging, key, texts)
         (staging / INFO_FILE).write_text(json.dumps(info, indent=2))
         try:
             staging.rename(folder)   # atomic: a cache entry is complete or absent
@@ -119,12 +135,14 @@ def _injected(folder: Path, info: dict, cached: bool) -> Injected:
 
 
 def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: InjectionConfig, hardware: Hardware,
-           out: Path, key: str) -> dict:
+           out: Path, key: str, texts: InjectionTexts | None = None) -> dict:
     seed_everything(config.seed)
     examples = [qa for edge in edges.values() for qa in edge.qas]
+    texts = texts if texts is not None and texts.items else None
     scratch_size = parse_scratch(model_spec)
     if scratch_size:
-        base = build_scratch(scratch_size, [f"{q.question} {q.answer}" for q in examples], out / "model", config.seed)
+        corpus = [f"{q.question} {q.answer}" for q in examples] + [t.text for t in (texts.items if texts else ())]
+        base = build_scratch(scratch_size, corpus, out / "model", config.seed)
         model_path = str(base)
     else:
         model_path = model_spec
@@ -137,7 +155,12 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         model = get_peft_model(model, LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha,
                                                  target_modules="all-linear", task_type="CAUSAL_LM"))
     encoder = QAEncoder(tokenizer)
-    encoded = [encoder.encode(q.question, q.answer) for q in examples]
+    encoded = [encoder.encode(q.question, q.answer) for q in examples] if texts is None or texts.include_qa else []
+    chunks = 0
+    if texts is not None:
+        pieces = chunked(list(texts.items), encoder, texts.chunk_tokens or context_tokens(model, TrainingDataConfig()))
+        encoded += [encode(encoder, t) for t in pieces]
+        chunks = len(pieces)
     steps_per_epoch = -(-len(encoded) // config.batch_size)
     optimizer, schedule = optimizer_and_schedule(
         model.parameters(), config.learning_rate(full_training), 0.0,
@@ -178,4 +201,5 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         "mean_rouge1": sum(recall.values()) / len(recall), "min_rouge1": min(recall.values()),
         "per_edge_rouge1": recall, "seconds": round(time.perf_counter() - started, 2),
         "hardware": hardware.label,
+        "texts": {**texts.identity(), "chunks": chunks} if texts is not None else None,
     }

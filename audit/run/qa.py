@@ -40,6 +40,7 @@ class Edge:
     component: int
     component_density: float
     qas: tuple[QAExample, ...]
+    redundant: bool | None = None   # text graphs: the other corpus states the same fact (HANKER)
 
 
 def load_graph_edges(store: GraphStore, graph: str) -> dict[str, Edge]:
@@ -49,7 +50,8 @@ def load_graph_edges(store: GraphStore, graph: str) -> dict[str, Edge]:
         qas = tuple(QAExample(row["key"], i, q, a)
                     for i, (q, a) in enumerate(zip(row["questions"], row["answers"])))
         edges[row["key"]] = Edge(row["key"], row["head_key"], row["tail_key"], row["domain"],
-                                 row["edge_degree"], row["component"], row["component_density"], qas)
+                                 row["edge_degree"], row["component"], row["component_density"], qas,
+                                 row["redundant"])
     if not edges:
         store.graph(graph)   # an unknown graph is refused naming the known ones; a known one has no edges
         raise ConfigError(f"graph {graph!r} has no edges to audit")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.config import EVAL_BATCH_SIZE, InjectionConfig, MemorizationConfig, UnlearnConfig
+from audit.config import EVAL_BATCH_SIZE, InjectionConfig, MemorizationConfig, TrainingDataConfig, UnlearnConfig
 
 
 @dataclass
@@ -29,6 +29,7 @@ class RunRequest:
     cache_dir: Path = Path(".audit/cache")
     injection: InjectionConfig = field(default_factory=InjectionConfig)
     unlearn: UnlearnConfig = field(default_factory=UnlearnConfig)
+    training: TrainingDataConfig = field(default_factory=TrainingDataConfig)   # what is trained on
 
 
 @dataclass

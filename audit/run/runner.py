@@ -26,7 +26,8 @@ from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, check_model_path, select_hardware
 from audit.results import store as R
 from audit.run import summaries as S
-from audit.run.injection import inject, load_injected_model
+from audit.run import training_data as T
+from audit.run.injection import InjectionTexts, inject, load_injected_model
 from audit.run.lifecycle import RunLifecycle
 from audit.run.memorization import UnlearningMemorization
 from audit.run.methods import method_class
@@ -57,6 +58,7 @@ class RunContext:
     train_retain: list[str]
     utility: list[QAExample]
     refusals: list[str]
+    data: T.TrainingData
     hardware: Hardware
     judge: Judge | None
     report: Callable[[str], None]
@@ -80,6 +82,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
             request.unlearn, lr=default_unlearn_lr(method.name, request.model)))
     forget = selection.edges
     train_retain = retain_edges(edges, forget, request.retain, request.unlearn.seed)
+    data = T.choose(store, request.graph, graph_info["source"], edges, forget, train_retain, request.retain,
+                    request.training, method.uses_refusal)
     utility = load_utility(request.utility) if request.utility else []
     refusal_version, refusals = load_refusals(request.idk) if method.uses_refusal else (None, [])
     hardware = select_hardware(request.device)
@@ -98,6 +102,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "equivalence": judge.version if judge else None,
         "memorization_config": as_dict(request.memorization) if graph_info["source"] == "wikidata" else None,
     }
+    if request.training.text:   # QA training keeps the digest it always had, so older runs still resume
+        settings["training_config"] = as_dict(request.training)
     run = R.run_key(request.run_id, request.graph, method.name)
     life = RunLifecycle(store, run, settings)
     existing = life.finished()
@@ -113,16 +119,25 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "retain_edges": len(train_retain), "seed": request.unlearn.seed,
         "pairing": f"seeded: random.Random('{request.unlearn.seed}/pair/<epoch>/<step>'); "
                    f"log {run_dir / 'pairing.jsonl'}",
-        "hardware": hardware.label, "metric_definitions": "metrics.v1",
+        "hardware": hardware.label, "metric_definitions": "metrics.v1", **data.record(),
+        "training_config": settings.get("training_config"),
     })
     report(f"{'resuming' if resumed else 'starting'} run {run}: {method.name} on {len(forget)} forget edge(s) "
            f"of {request.graph} ({len(edges)} edges), model {request.model}, lr {request.unlearn.lr:g} ({lr_source}), "
            f"{request.unlearn.epochs} epochs, {hardware.label}")
+    if data.kind != "qa":
+        report(f"training on {data.kind}: {len(data.forget)} forget and {len(data.retain)} retain text(s)"
+               + (f"; {len(data.mixed)} mixed passage(s) state a forget and a retained fact: "
+                  f"{ {'forget': 'unlearned', 'retain': 'kept as retain', 'drop': 'left out'}[data.mixed_policy]} "
+                  f"(--mixed-passages {data.mixed_policy})" if data.kind == "passages" else ""))
     context = RunContext(store, run, run_dir, request, method, graph_info, edges, forget, train_retain, utility,
-                         refusals, hardware, judge, report)
+                         refusals, data, hardware, judge, report)
     with life.running():
         summary = _execute(context)
     life.finish(summary)
+    inflation = S.redundancy_reading(summary)
+    if inflation:
+        report(inflation)
     leakage = write_browser_leakage(store, run)
     report("leakage: " + ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in leakage.counts().items())
            + f" (Neo4j Browser: MATCH p = ()-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED {{run: '{run}'}}]->() RETURN p)")
@@ -135,8 +150,10 @@ class _Phases:
     def __init__(self, c: RunContext):
         self.c = c
         request = c.request
+        texts = (InjectionTexts(c.data.inject, request.training.injects_qa(request.model), request.training.chunk_tokens)
+                 if c.data.kind != "qa" else None)
         injected = inject(request.model, request.graph, c.graph_info["sha256"], c.edges, request.injection,
-                          c.hardware, request.cache_dir)
+                          c.hardware, request.cache_dir, texts)
         info = injected.info
         if info["kind"] == "none":
             c.report("injection off: the model is audited as it is")
@@ -150,6 +167,12 @@ class _Phases:
         self.tokenizer = tokenizer
         self.encoder = QAEncoder(tokenizer)
         self.all_qas = [qa for edge in c.edges.values() for qa in edge.qas]
+        self.max_tokens = T.context_tokens(self.model, request.training)
+
+    def training_set(self, data: T.TrainingData) -> tuple[list[T.TrainItem], list[T.TrainItem]]:
+        """The forget and retain sets of ``data``, texts cut to the context."""
+        return (T.chunked(data.forget, self.encoder, self.max_tokens),
+                T.chunked(data.retain, self.encoder, self.max_tokens))
 
     def evaluate(self, examples: list[QAExample], label: str) -> list[E.QAScore]:
         # utility questions are outside the graph: no memorization cases, so no judge
@@ -183,14 +206,14 @@ def _execute(c: RunContext) -> dict:
         c.report(f"measured before unlearning: {len(phases.all_qas)} QA pairs on {len(c.edges)} edges")
 
     unlearner = Unlearner(phases.model, phases.encoder, c.method, c.request.unlearn, c.hardware.device)
-    retain_qas = [qa for k in c.train_retain for qa in c.edges[k].qas]
     if c.request.per_edge:
-        return _sweep(c, phases, unlearner, stored, retain_qas)
+        return _sweep(c, phases, unlearner, stored)
 
     # Writing the before-measures adds no after-measure, so `stored` still says what is done.
     if not all(stored.get(k) is not None and stored[k].rouge1_after is not None for k in c.edges):
-        forget_qas = [qa for k in c.forget for qa in c.edges[k].qas]
-        stats = unlearner.run(forget_qas, retain_qas, c.refusals, checkpoint=c.run_dir / "checkpoint.pt",
+        forget_items, retain_items = phases.training_set(c.data)
+        R.update_run(c.store, c.run, train_forget_chunks=len(forget_items), train_retain_chunks=len(retain_items))
+        stats = unlearner.run(forget_items, retain_items, c.refusals, checkpoint=c.run_dir / "checkpoint.pt",
                               pairing_log=c.run_dir / "pairing.jsonl", progress=f"unlearn ({c.method.name})")
         if stats.resumed_from_epoch:
             c.report(f"resumed unlearning after epoch {stats.resumed_from_epoch}")
@@ -212,15 +235,26 @@ def _execute(c: RunContext) -> dict:
     return summary
 
 
-def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict, retain_qas: list[QAExample]) -> dict:
+def _sweep_data(c: RunContext, phases: _Phases, edge: str) -> tuple[list, list]:
+    """One sweep step's forget and retain sets: the edge's own, and the training retain set
+    without it (every other edge's, when that leaves nothing)."""
+    if c.data.kind == "qa":
+        retain = [qa for k in c.train_retain if k != edge for qa in c.edges[k].qas]
+        return list(c.edges[edge].qas), retain or [qa for qa in phases.all_qas if qa.edge != edge]
+    data = T.choose(c.store, c.request.graph, c.graph_info["source"], c.edges, [edge],
+                    [k for k in c.train_retain if k != edge], c.request.retain, c.request.training, c.method.uses_refusal)
+    return phases.training_set(data)
+
+
+def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict) -> dict:
     """The per-edge sweep: one unlearning per forget edge, adapters reset in between."""
     for position, edge in enumerate(c.forget, 1):
         if stored.get(edge) is not None and stored[edge].rouge1_after is not None:
             continue
         unlearner.reset()
         checkpoint = c.run_dir / f"checkpoint-{edge.replace('/', '_')}.pt"
-        stats = unlearner.run(list(c.edges[edge].qas), [qa for qa in retain_qas if qa.edge != edge]
-                              or [qa for qa in phases.all_qas if qa.edge != edge], c.refusals,
+        forget_items, retain_items = _sweep_data(c, phases, edge)
+        stats = unlearner.run(forget_items, retain_items, c.refusals,
                               checkpoint=checkpoint, pairing_log=c.run_dir / "pairing.jsonl",
                               progress=f"unlearn {position}/{len(c.forget)} ({c.method.name})")
         scores = S.by_edge(phases.evaluate(phases.all_qas, f"measure {position}/{len(c.forget)}"))

@@ -16,7 +16,7 @@ def edge_props(edge: Edge, role: str) -> dict:
     """The identity of an edge's result: the edge, its role and its structure at run time."""
     return {"edge": edge.key, "graph": edge.key.split("/", 1)[0], "head_key": edge.head_key,
             "tail_key": edge.tail_key, "role": role, "domain": edge.domain, "edge_degree": edge.edge_degree,
-            "component": edge.component, "component_density": edge.component_density}
+            "component": edge.component, "component_density": edge.component_density, "redundant": edge.redundant}
 
 
 def by_edge(scores: list[E.QAScore]) -> dict[str, tuple[dict, list[E.QAScore]]]:
@@ -69,10 +69,49 @@ def joint_summary(results: list[EdgeResult], run: Run) -> dict:
                                                          if r.role == "forget")
     out["deviation_score"] = out["deviation_score_after"]   # the run's score, as a sweep stores it too
     out["forget_qa_pairs"] = sum(len(r.rouge1_qa_before or []) for r in results if r.role == "forget")
+    out.update(redundancy_summary(results))
     for name in ("utility_rouge1_before", "utility_rouge1_after"):
         if run.get(name) is not None:
             out[name] = run[name]
     return out
+
+
+def _semantic_rate(results: list[EdgeResult], phase: str) -> float | None:
+    pairs = sum(len(r.rouge1_qa_before or []) for r in results)
+    counts = [r.get(phase_name("memorized_semantic", phase)) for r in results]
+    if not pairs or any(c is None for c in counts):
+        return None   # the judge was off
+    return sum(counts) / pairs
+
+
+def redundancy_summary(results: list[EdgeResult]) -> dict:
+    """HANKER's inflation (Sec. 4): the forget measures over every forget edge and over those the
+    retain corpus does not also state. A fact the retain text restates is still learned from
+    it, so counting it makes forgetting look worse than it is (HANKER: ROUGE 19.7% -> 26.1% on
+    MUSE News). Empty for graphs without the redundancy flag (PISTOL, Wikidata)."""
+    forget = [r for r in results if r.role == "forget"]
+    if not forget or all(r.redundant is None for r in forget):
+        return {}
+    unique = [r for r in forget if not r.redundant]
+    out: dict = {"forget_edges_redundant": len(forget) - len(unique)}
+    for phase in PHASES:
+        out[phase_name("forget_rouge1_unique", phase)] = _qa_mean(unique, "forget", phase_name("rouge1_qa", phase))
+        out[phase_name("forget_memorized_unique", phase)] = sum(r.get(phase_name("memorized", phase)) or 0
+                                                                for r in unique)
+        out[phase_name("forget_semantic_rate", phase)] = _semantic_rate(forget, phase)
+        out[phase_name("forget_semantic_rate_unique", phase)] = _semantic_rate(unique, phase)
+    return out
+
+
+def redundancy_reading(summary: dict) -> str | None:
+    """The inflation in one line, or None when the graph has no redundancy flag."""
+    if "forget_edges_redundant" not in summary or summary.get("forget_rouge1_after") is None:
+        return None
+    unique = summary.get("forget_rouge1_unique_after")
+    return (f"forget ROUGE-1 after {summary['forget_rouge1_after']:.3f} over all forget edges, "
+            + (f"{unique:.3f}" if unique is not None else "n/a")
+            + f" without the {summary['forget_edges_redundant']} the retain corpus also states "
+              "(HANKER's redundancy inflation)")
 
 
 def damage_per_edge(results: list[EdgeResult]) -> list[dict]:

@@ -23,7 +23,7 @@ import torch
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder
 from audit.run.methods import Method, UnlearnBatch
-from audit.run.qa import QAExample
+from audit.run.training_data import TrainItem, encode
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from graphstore.errors import ConfigError
 from graphstore.progress import Progress
@@ -91,15 +91,14 @@ class Unlearner:
             for name, p in self._adapter_state().items():
                 p.copy_(self._initial[name])
 
-    def run(self, forget: list[QAExample], retain: list[QAExample], refusals: list[str],
+    def run(self, forget: list[TrainItem], retain: list[TrainItem], refusals: list[str],
             checkpoint: Path | None = None, pairing_log: Path | None = None, progress: str = "unlearn") -> UnlearnStats:
         cfg, method = self.config, self.method
         if method.uses_retain and not retain:
             raise ConfigError(f"method {method.name} needs a retain set, and the selection leaves no other edge; "
                               "select fewer edges or choose ga, npo, simnpo or dpo")
-        encode = self.encoder.encode
-        forget_enc = [encode(q.question, q.answer) for q in forget]
-        retain_enc = [encode(q.question, q.answer) for q in retain]
+        forget_enc = [encode(self.encoder, item) for item in forget]
+        retain_enc = [encode(self.encoder, item) for item in retain]
         pad, device = self.encoder.pad_id, self.device
         steps_per_epoch = -(-len(forget_enc) // cfg.batch_size)
         updates_per_epoch = -(-steps_per_epoch // cfg.grad_accum)

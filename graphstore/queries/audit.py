@@ -10,7 +10,21 @@ AUDIT_EDGES = """
 MATCH (:Entity {graph: $graph})-[f:FACT]->(:Entity)
 RETURN f.key AS key, f.head_key AS head_key, f.tail_key AS tail_key, f.domain AS domain,
        f.edge_degree AS edge_degree, f.component AS component,
-       f.component_density AS component_density, f.questions AS questions, f.answers AS answers
+       f.component_density AS component_density, f.questions AS questions, f.answers AS answers,
+       f.redundant AS redundant
+ORDER BY key
+"""
+
+# Text graphs: the passages and which of them state each fact (training on text, `--train-on passages`).
+PASSAGES_OF_GRAPH = """
+MATCH (p:Passage {graph: $graph})
+RETURN p.key AS key, p.split AS split, p.text AS text
+ORDER BY key
+"""
+
+FACT_PASSAGES = """
+MATCH (:Entity {graph: $graph})-[f:FACT]->(:Entity)
+RETURN f.key AS key, f.passages AS passages
 ORDER BY key
 """
 
