@@ -91,3 +91,36 @@ def wikidata(people, seed, form, output):
     value_items = sum(1 for e in entities if e["type"] == "item") - people
     statements = sum(len(group) for e in entities for group in e["claims"].values())
     click.echo(f"wrote {output}: {people} people, {value_items} value items, {statements} statements (seed {seed})")
+
+
+@generate.command("text-pair")
+@click.option("--abstracts", type=click.Path(dir_okay=False, exists=True, path_type=Path), required=True,
+              help="Gold-annotated abstracts, one JSON record per line with text and triples (REBEL's format, "
+                   "e.g. ../shared/data/rebel/sample.jsonl).")
+@click.option("--forget-docs", type=int, default=40, show_default=True, help="Abstracts in the forget corpus.")
+@click.option("--retain-docs", type=int, default=80, show_default=True, help="Other abstracts in the retain corpus.")
+@click.option("--share", type=float, default=0.3, show_default=True,
+              help="Share of the forget sentences that state a gold triple on their own, restated in the retain corpus.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same pair.")
+@click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for forget.jsonl, retain.jsonl and manifest.json.")
+def text_pair(abstracts, forget_docs, retain_docs, share, seed, output):
+    """Generate a forget/retain text pair with a known share of restated facts (HANKER's
+    redundancy, with the answer known): forget and retain abstracts drawn with the seed, and
+    a share of the forget sentences that state a gold fact added to the retain corpus as
+    documents of their own. manifest.json lists what was restated.
+
+    \b
+    Example:
+      audit generate text-pair --abstracts ../shared/data/rebel/sample.jsonl --share 0.3 -o out/rebel-pair
+      audit build --forget out/rebel-pair/forget.jsonl --retain out/rebel-pair/retain.jsonl --graph rebel_pair
+    """
+    from extract.text.pairs import make_pair, read_abstracts, write_pair
+
+    pair = make_pair(read_abstracts(abstracts), forget_docs, retain_docs, share, seed)
+    write_pair(pair, output)
+    m = pair.manifest
+    click.echo(f"wrote {output}: {len(pair.forget)} forget and {len(pair.retain)} retain documents; "
+               f"{m['restated_sentences']} of {m['self_contained_sentences']} self-contained forget sentences restated, "
+               f"stating {m['gold_triples_restated']} of {m['gold_forget_triples']} gold forget triples "
+               f"({m['gold_share_restated']:.1%}) (seed {seed})")

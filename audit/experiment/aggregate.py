@@ -22,10 +22,14 @@ from graphstore.errors import ConfigError
 # From the Run node: the run's own summary (docs/runs.md); forget_<measure>_after: the mean over
 # the forget edges of each other per-edge measure after unlearning.
 RUN_MEASURES = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score", "forget_memorized_after",
-                "utility_rouge1_after")
+                "utility_rouge1_after",
+                # text graphs (HANKER): the same over the forget edges the retain corpus does not state
+                "forget_rouge1_unique_after", "forget_memorized_unique_after", "forget_edges_redundant",
+                "forget_semantic_rate_after", "forget_semantic_rate_unique_after")
 EDGE_MEASURES = tuple(m for m in M.QA_MEASURES if m != "rouge1")
 MEASURES = RUN_MEASURES + tuple(f"forget_{m}_after" for m in EDGE_MEASURES)
-LOWER_IS_BETTER = {"forget_rouge1_after", "deviation_score", "forget_memorized_after",
+LOWER_IS_BETTER = {"forget_rouge1_after", "deviation_score", "forget_memorized_after", "forget_rouge1_unique_after",
+                   "forget_memorized_unique_after", "forget_semantic_rate_after", "forget_semantic_rate_unique_after",
                    *(f"forget_{m}_after" for m in EDGE_MEASURES)}
 STRUCTURE = ("edge_degree", "component_density")
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit.build import PistolSource, build_graph
+from audit.build import PistolSource, TextSource, build_graph
 from audit.config import InjectionConfig, TrainingDataConfig, UnlearnConfig
 from audit.experiment.grid import Cell, expand
 from audit.experiment.spec import TRAINING_OPTIONS, ExperimentSpec
@@ -98,15 +98,17 @@ def _ensure_graphs(store: GraphStore, spec: ExperimentSpec, report) -> None:
     """Every graph exists: missing ones without a file are refused before any is built; those
     with a file are built (or found unchanged: the same content writes nothing)."""
     known = {r["key"] for r in store.read(Q.GRAPH_LIST)}
-    missing = [g.name for g in spec.graphs if g.pistol is None and g.name not in known]
+    missing = [g.name for g in spec.graphs if not g.source_files and g.name not in known]
     if missing:
         raise ConfigError(f"experiment {spec.name!r}: no graph {missing[0]!r}; build it (audit build) or give "
-                          f"its file in the experiment ([[graphs]] pistol = ...)")
+                          f"its file in the experiment ([[graphs]] pistol = ..., or forget = [...])")
     for g in spec.graphs:
-        if g.pistol is not None:
-            built = build_graph(store, PistolSource((g.pistol,), g.split), g.name)
+        if g.source_files:
+            source = PistolSource((g.pistol,), g.split) if g.pistol is not None else TextSource(g.forget, g.retain)
+            built = build_graph(store, source, g.name)
             if built[0].summary.status != "unchanged":
-                report(f"graph {g.name}: {built[0].summary.status} from {g.pistol}")
+                report(f"graph {g.name}: {built[0].summary.status} from "
+                       f"{g.pistol or ', '.join(str(p) for p in g.forget + g.retain)}")
 
 
 def _check_selectors(store: GraphStore, spec: ExperimentSpec) -> None:

@@ -53,7 +53,7 @@ from graphstore.records import validate_graph_name
 SUFFIXES = (".toml", ".yaml", ".yml")
 TOP_KEYS = ("name", "description", "graphs", "grid", "method_options", "run", "lr_protocol")
 GRID_KEYS = ("selectors", "methods", "seeds", "models", "per_edge", "lrs")
-GRAPH_KEYS = ("name", "pistol", "split")
+GRAPH_KEYS = ("name", "pistol", "split", "forget", "retain")
 PROTOCOL_KEYS = ("grid", "methods", "selector", "seed", "retain_threshold")
 
 # [run]: audit run's options shared by every cell, with their types.
@@ -72,6 +72,12 @@ class GraphSpec:
     name: str
     pistol: Path | None = None     # built from this PISTOL file when the graph is missing
     split: str = "retain"
+    forget: tuple[Path, ...] = ()  # or from these text corpora (audit build --forget ... --retain ...)
+    retain: tuple[Path, ...] = ()
+
+    @property
+    def source_files(self) -> bool:
+        return self.pistol is not None or bool(self.forget)
 
 
 @dataclass(frozen=True)
@@ -229,7 +235,20 @@ def _graphs(c: _Checker, value, base: Path) -> tuple[GraphSpec, ...]:
         split = item.get("split", "retain")
         if split not in ("retain", "forget"):
             c.fail(f"{key}.split", "expected retain or forget")
-        out.append(GraphSpec(name, pistol, split))
+        corpora = {}
+        for part in ("forget", "retain"):
+            paths = item.get(part, [])
+            if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+                c.fail(f"{key}.{part}", "expected a list of text corpus paths")
+            corpora[part] = tuple((base / p).resolve() for p in paths)
+            for p in corpora[part]:
+                if not p.is_file():
+                    c.fail(f"{key}.{part}", f"no such file {p}")
+        if corpora["retain"] and not corpora["forget"]:
+            c.fail(f"{key}.retain", "a text graph needs forget corpora too")
+        if pistol is not None and corpora["forget"]:
+            c.fail(key, "give either a PISTOL file or text corpora, not both")
+        out.append(GraphSpec(name, pistol, split, corpora["forget"], corpora["retain"]))
     if len({g.name for g in out}) != len(out):
         c.fail("graphs", "a graph is listed twice")
     return tuple(out)

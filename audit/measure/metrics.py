@@ -193,6 +193,11 @@ RUN_MEASURES = (
     RunMeasure("subject_retain_facts_memorized", "the subjects' other facts memorized (canary measure)", True,
                "subject_retain_facts"),
     RunMeasure("utility_rouge1", "utility ROUGE-1 (general QA outside the graph)", True),
+    # text graphs: without the forget facts the retain corpus also states (HANKER's inflation)
+    RunMeasure("forget_rouge1_unique", "forget ROUGE-1 without the facts the retain corpus states (HANKER)", False),
+    RunMeasure("forget_memorized_unique", "forget QA answers memorized, without those facts", False),
+    RunMeasure("forget_semantic_rate", "share of forget QA answers judged equivalent", False),
+    RunMeasure("forget_semantic_rate_unique", "the same without the facts the retain corpus states", False),
 )
 
 

@@ -85,7 +85,7 @@ def _semantic_rate(results: list[EdgeResult], phase: str) -> float | None:
 
 
 def redundancy_summary(results: list[EdgeResult]) -> dict:
-    """HANKER's inflation (Sec. 4): the forget measures over every forget edge and over those the
+    """HANKER's inflation (arXiv:2502.18810): the forget measures over every forget edge and over those the
     retain corpus does not also state. A fact the retain text restates is still learned from
     it, so counting it makes forgetting look worse than it is (HANKER: ROUGE 19.7% -> 26.1% on
     MUSE News). Empty for graphs without the redundancy flag (PISTOL, Wikidata)."""
