@@ -29,6 +29,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from extract.text import roles  # noqa: F401  (registers the news_spans and line_breaks components)
 from graphstore.errors import ConfigError
 
 # Labels our rules read. A trained pipeline's own name labels count as NAME.
@@ -37,7 +38,7 @@ NAME_LABELS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVE
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
 MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct",
-                       "Nov", "Dec")
+                       "Nov", "Dec", "Jan.", "Feb.", "Mar.", "Apr.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.")
 # Lower-case words allowed inside a capitalised name: "University of Cambridge",
 # "Ludwig van Beethoven", "Bosnia and Herzegovina" is in the gazetteer instead.
 NAME_CONNECTORS = frozenset({"of", "de", "del", "della", "di", "da", "van", "von", "der", "den",
@@ -50,7 +51,7 @@ NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "Previously", "Later", "Initially", "Currently", "Originally", "Subsequently", "Additionally",
     "Eventually", "Finally", "Recently", "Formerly", "Historically", "Traditionally", "Generally",
     "Officially", "Notably", "Furthermore", "Moreover", "Instead", "Nearby", "Together", "Prior",
-    "BC", "AD", "BCE", "CE",
+    "BC", "AD", "BCE", "CE", "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.",
 }
 # Last words of names that go on with "of the ..." or "of 1812": "Footballer of the Year",
 # "University of the West Indies", "War of 1812", "Stamp Act of 1765".
@@ -160,7 +161,9 @@ def ruler_patterns() -> list[dict]:
     for shape in ([day, month, year],                         # 5 May 1900
                   [month, day, {"ORTH": ",", "OP": "?"}, year],  # May 5, 1900
                   [month, year],                              # May 1900
-                  [year]):                                    # 1900
+                  [year],                                     # 1900
+                  [day, month],                               # 14 March (news: the year is implied)
+                  [month, day]):                              # March 14
         patterns.append({"label": "DATE", "pattern": shape, "id": "date"})
     return patterns
 
@@ -349,11 +352,13 @@ def load_pipeline(spacy_model: str | None = None) -> Language:
         # "1426–1494": an en dash between digits splits, as a hyphen does, so both years are dates
         infixes = list(nlp.Defaults.infixes) + [r"(?<=[0-9])[–—](?=[0-9])"]
         nlp.tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
+        nlp.add_pipe("line_breaks")
         nlp.add_pipe("sentencizer")
         ruler = nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": None})
     nlp.add_pipe("lemmatizer", name="lookup_lemmatizer", config={"mode": "lookup"})
     ruler.add_patterns(ruler_patterns())
     nlp.add_pipe("name_spans")
+    nlp.add_pipe("news_spans")
     nlp.add_pipe("merge_entities")
     try:
         nlp.get_pipe("lookup_lemmatizer").initialize()

@@ -23,13 +23,15 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
+from extract.text.coref import Mentions
 from extract.text.frames import FRAMES, NAMES
-from extract.text.nlp import (CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, gazetteer,
-                         load_pipeline, sport_names)
-from extract.text.normalize import GENERIC_MENTIONS, display_name
+from extract.text.news_frames import NEWS_FRAMES, drop_general_positions, plausible, role_facts
+from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
+from extract.text.normalize import display_name
+from extract.text.roles import word_set
+from extract.text.signature import signature, signature_parts, tail_types
 from extract.text.units import Triple
 
-PRONOUNS = frozenset({"he", "she", "it", "they"})
 # Relations whose tail must be a country.
 COUNTRY_TAILS = frozenset({"P17", "P27", "P495"})
 # "Located" relations, re-typed by the tail's last word; P706 is kept only with a typed tail.
@@ -45,68 +47,16 @@ PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
 LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "serie",
                           "divisie", "championship", "premiership"})
 # Facts that only a person has.
-PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54"})
+PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39"})
+# Frames whose head must fit what ``news_frames.plausible`` asks of it.
+NEWS = frozenset(f.name for f in NEWS_FRAMES)
+ALL_FRAMES = FRAMES + NEWS_FRAMES
 _ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
 _YEAR = re.compile(r"^\d{4}$")
 _YEAR_NAME = re.compile(r"^(\d{4}) \S")
 KIND_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "place",
                  "FAC": "place", "COUNTRY": "place", "CONTINENT": "place", "DATE": "date",
                  "OCCUPATION": "occupation", "NORP": "place", "WORK_OF_ART": "work", "CLASS": "class"}
-
-
-@functools.lru_cache(maxsize=1)
-def tail_types() -> dict[str, str]:
-    """Last word of a place's name, lower-cased -> the relation "located in" it is: 'sea' -> P206."""
-    return {w: rel for rel, words in gazetteer()["tail_types"].items() if rel != "about" for w in words}
-
-
-def signature_parts(sentence: Span) -> tuple[str, list[int], list[int]]:
-    """The signature of ``sentence`` with, for each of its parts, where it starts in the line and
-    which token it stands for (so a role that spans several parts can be read back)."""
-    parts, starts, tokens = [], [], []
-    first = True
-    skip_next_article = False
-    length = 0
-    for token in sentence:
-        if token.is_space:
-            continue
-        lower = token.lower_
-        if token.ent_type_:
-            typed = tail_types().get(lower.rsplit(None, 1)[-1]) if token.ent_type_ in NAMES else None
-            part = f"{token.ent_type_}@{typed}#{token.i}" if typed else f"{token.ent_type_}#{token.i}"
-        elif first and lower in PRONOUNS:
-            part = f"PRON#{token.i}"
-        elif first and lower in ("the", "this") and token.i + 1 < len(token.doc) \
-                and token.doc[token.i + 1].lower_ in GENERIC_MENTIONS:
-            skip_next_article = True
-            first = False
-            continue
-        elif skip_next_article:
-            part = f"PRON#{token.i}"
-            skip_next_article = False
-        else:
-            word = _clean(lower)
-            part = f"{word}|{_clean(token.lemma_.lower()) or word}"
-        first = False
-        starts.append(length)
-        tokens.append(token.i)
-        parts.append(part)
-        length += len(part) + 1
-    return " " + " ".join(parts), starts, tokens
-
-
-def signature(sentence: Span) -> str:
-    """One line per sentence: `` NAME#0 was|be born|bear in|in NAME#4``.
-
-    A sentence-initial pronoun, or "the" + a generic noun ("The company"), becomes ``PRON#i``;
-    a name whose last word says what it is carries that relation: ``NAME@P4552#9`` for
-    "Sentinel Range" (see ``tail_types`` and ``frames.TYPED_KINDS``).
-    """
-    return signature_parts(sentence)[0]
-
-
-def _clean(text: str) -> str:
-    return text.replace(" ", "_").replace("|", "_").replace("#", "_")
 
 
 def document_subject(doc: Doc) -> Span | None:
@@ -138,32 +88,41 @@ class RulesExtractor:
     def extract_sentences(self, doc: Doc, sentences: list[tuple[Span, str]]) -> list[Triple]:
         """Triples of ``sentences`` (each with the key of the passage it belongs to)."""
         subject = document_subject(doc)
+        mentions = Mentions(doc, subject)
         found: list[Triple] = []
         phrases: list[tuple[Triple, ClassPhrase]] = []  # a head and what its class phrase says
         for sentence, passage in sentences:
-            line, starts, tokens = signature_parts(sentence)
+            line, starts, tokens = signature_parts(sentence, mentions)
             here: list[Triple] = []
-            for frame in FRAMES:
+            for frame in ALL_FRAMES:
                 for match in frame.regex.finditer(line):
                     if frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")):
                         continue
                     for head_role, relation, tail_role in frame.facts:
                         if tail_role in frame.class_roles:
-                            self._class_fact(doc, match, head_role, tail_role, subject, passage,
+                            self._class_fact(doc, match, head_role, tail_role, (mentions, subject), passage,
                                              sentence.text, starts, tokens, phrases)
                             continue
                         for tail in self._list_members(doc, match, tail_role, frame.lists, sentence):
-                            triple = self._triple(doc, match, head_role, relation, tail, subject,
+                            if relation.startswith("@"):
+                                here += self._news_facts(doc, match, relation, tail_role, tail, (mentions, subject),
+                                                         passage, sentence.text)
+                                continue
+                            triple = self._triple(doc, match, head_role, relation, tail, (mentions, subject),
                                                   passage, sentence.text)
-                            if triple is not None:
+                            if triple is None or relation in PERSON_FACTS and mentions.kind(triple.head) in (
+                                    "organization", "place"):
+                                continue  # "Her publisher, Greaves & Hart, said she died in X"
+                            if frame.name not in NEWS or plausible(triple, mentions):
                                 here.append(triple)
             here += _event_years(sentence, passage)
             found += here + _country_of_located(here)
-        return _resolve(found, phrases)
+        persons = mentions.certain_persons  # a name shaped like a person's is not enough here
+        return drop_general_positions(_resolve(found, phrases, persons))
 
-    def _class_fact(self, doc, match, head_role, tail_role, subject, passage, evidence, starts, tokens,
+    def _class_fact(self, doc, match, head_role, tail_role, context, passage, evidence, starts, tokens,
                     phrases) -> None:
-        head = self._filler(doc, match.group(head_role), subject)
+        head = self._filler(doc, match.group(head_role), context)
         if head is None or match.group(tail_role) is None:
             return
         lo = bisect.bisect_left(starts, match.start(tail_role))
@@ -200,9 +159,26 @@ class RulesExtractor:
                 break
         return out
 
-    def _triple(self, doc, match, head_role, relation, tail_ref, subject, passage, evidence) -> Triple | None:
-        head = self._filler(doc, match.group(head_role) if head_role in match.groupdict() else None, subject)
-        tail = self._filler(doc, tail_ref, subject)
+    def _news_facts(self, doc, match, relation, tail_role, tail_ref, context, passage, evidence) -> list[Triple]:
+        """The facts of an ``@`` relation of ``news_frames`` (``news_frames.role_facts``)."""
+        groups = match.groupdict()
+        head = self._filler(doc, groups.get("head"), context)
+        if head is None:
+            return []
+        role = self._filler(doc, groups.get("verb" if relation == "@verb" else "role"), context)
+        org = self._filler(doc, groups.get("org") if relation == "@role" else tail_ref, context)
+
+        def make(h: str, rel: str, t: str, head_kind: str, tail_kind: str) -> Triple | None:
+            h, t = display_name(h), display_name(t)
+            if not h or not t or h.lower() == t.lower():
+                return None
+            return Triple(h, rel, t, passage, self.name, head_kind, tail_kind, evidence)
+
+        return [t for t in role_facts(relation, head, role, org, context[0], make) if t is not None]
+
+    def _triple(self, doc, match, head_role, relation, tail_ref, context, passage, evidence) -> Triple | None:
+        head = self._filler(doc, match.group(head_role) if head_role in match.groupdict() else None, context)
+        tail = self._filler(doc, tail_ref, context)
         if head is None or tail is None:
             return None
         (head_text, head_label), (tail_text, tail_label) = head, tail
@@ -253,16 +229,20 @@ class RulesExtractor:
                       KIND_OF_LABEL.get(head_label, ""), KIND_OF_LABEL.get(tail_label, ""), evidence)
 
     @staticmethod
-    def _filler(doc: Doc, ref: str | None, subject: Span | None) -> tuple[str, str] | None:
+    def _filler(doc: Doc, ref: str | None, context: tuple[Mentions, Span | None]) -> tuple[str, str] | None:
+        """(name, label) of a role's filler: a pronoun's referent, a short name's full name."""
         if ref is None:
             return None
         m = _ENTITY_REF.match(ref)
         if m is None:  # a WORD role: "lower|lemma"
             return ref.split("|", 1)[0], "WORD"
         label, index = m.group(1), int(m.group(2))
-        if label == "PRON":
+        mentions, subject = context
+        if label in ("PRON", "POSS"):
+            if index in mentions.resolved:
+                return mentions.resolved[index]
             return (subject.text, subject.label_) if subject is not None else None
-        return doc[index].text, label
+        return mentions.name(index), label
 
 
 def _after_preposition(doc: Doc, ref: str) -> bool:
@@ -326,9 +306,10 @@ def _country_of_located(found: list[Triple]) -> list[Triple]:
             for t in found if t.relation == "P131" and t.tail in country and t.head != country[t.tail].tail]
 
 
-def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]]) -> list[Triple]:
+def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], named_persons: set[str]) -> list[Triple]:
     """Facts that depend on what a head is, decided with the whole document read."""
-    persons = {t.head for t in found if t.relation in PERSON_FACTS}
+    persons = {t.head for t in found if t.relation in PERSON_FACTS} | {
+        t.head for t, _ in phrases if t.head in named_persons}
     persons |= {t.head for t, p in phrases if p.person}
     persons |= {h for h in {t.head for t in found} | {t.head for t, _ in phrases} if _part_of_any(h, persons)}
     out = list(found)
@@ -359,7 +340,9 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]]) -> 
     # a player's club plays the player's sport
     out += [Triple(t.tail, "P641", sport_of[t.head], t.passage, t.extractor, "organization", "sport", t.evidence)
             for t in found if t.relation == "P54" and t.head in sport_of]
-    sporty = set(sport_of)
+    # ... and so does one who plays for a name that says it is a team ("Kingsford Rovers")
+    sporty = set(sport_of) | {t.head for t in found if t.relation == "P54"
+                              and {w.lower() for w in t.tail.split()} & word_set("team_words")}
     triples: dict[tuple, Triple] = {}
     for t in out:
         if t.head in persons and t.relation in PLACE_FACTS:

@@ -1,0 +1,379 @@
+"""Who a mention means, within one document: rules, read once per document before its frames.
+
+News names a person in full once ("Helen Marchetti") and then as "Ms Marchetti", "Marchetti",
+"she" or "the minister"; a firm as "Harbourline Group", then "Harbourline", "it" or "the
+company". ``Mentions`` reads a document (after the pipeline of ``extract.text.nlp``, where every
+entity is one token) and decides:
+
+- the **kind** of each name (person, organisation, place, other) from the words around its
+  mentions: an honorific or a position just before it, an age after it (", 52,"), ", who",
+  an organisation word in it ("Bank", "Rovers"), a place word ("Lane"), a locative
+  preposition; a name shaped like a person's (two or three capitalised words, no such word)
+  counts a little. The kinds of all mentions of a name are added up.
+- the **full name** each short mention stands for: a surname the last word(s) of exactly one
+  person named in the document; a one-word name the first word of exactly one organisation
+  ("Harbourline" -> "Harbourline Group"), unless it is used as a place.
+- what a **pronoun** or a **definite description** refers to: "he", "she", "his", "her" -> a
+  person: the nearest one before it in its sentence, else the first person of the nearest
+  earlier sentence that names one (the subject, usually); "it", "its" -> an organisation or
+  thing alike; "they" -> a team, band or group; "the company", "the bank" -> the nearest
+  organisation whose name ends with that noun, else the nearest organisation; "the
+  minister" -> the nearest person introduced with that position. Nothing more than three
+  sentences back counts; where nothing fits, a sentence-initial mention falls back to the
+  document's subject (how encyclopedia abstracts use them), and otherwise stays unresolved.
+- which tokens are **quoted speech**: facts are never read from inside quotation marks.
+
+Where a trained pipeline with a coreference component has run and left clusters in
+``doc.spans`` (spaCy's ``coref_clusters_*`` keys), a pronoun in a cluster with a name takes
+that name instead of the rules' guess.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import re
+
+from spacy.lookups import load_lookups
+from spacy.tokens import Doc, Span
+
+from extract.text.roles import word_set
+
+PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
+PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f"}
+HONORIFIC_GENDER = {"mr": "m", "sir": "m", "lord": "m", "ms": "f", "mrs": "f", "miss": "f", "dame": "f", "lady": "f"}
+# Nouns that may stand for any organisation named before; others must be the noun of its name.
+ANY_ORGANIZATION = frozenset({"company", "firm", "group", "business"})
+WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
+THING_PRONOUNS = frozenset({"it", "its"})
+GROUP_PRONOUNS = frozenset({"they", "their"})
+LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "around", "into"})
+NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
+PLACE_LABELS = frozenset({"COUNTRY", "CONTINENT", "GPE", "LOC"})
+OPEN_QUOTES = {"“": "”", '"': '"', "«": "»"}
+LOOK_BACK = 3  # sentences
+_ACRONYM = re.compile(r"^[A-Z][A-Z&]{1,7}$")
+_PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z][a-z]+$")
+
+
+class Mentions:
+    """The mentions of one document: kinds, full names, what pronouns mean, quoted speech.
+
+    Example:
+        >>> from extract.text.nlp import load_pipeline
+        >>> doc = load_pipeline()("Ms Ana Ruiz runs Brill Foods. She said it grew.")
+        >>> m = Mentions(doc)
+        >>> m.kind("Ana Ruiz"), m.kind("Brill Foods"), m.resolved[doc[-4].i][0]
+        ('person', 'organization', 'Ana Ruiz')
+    """
+
+    def __init__(self, doc: Doc, subject: Span | None = None):
+        self.doc = doc
+        self.speech = speech_tokens(doc)
+        self.kinds: dict[str, str] = {}
+        self.full: dict[int, str] = {}             # entity token -> the full name it stands for
+        self.resolved: dict[int, tuple[str, str]] = {}  # pronoun / description token -> (name, label)
+        self.roles: dict[str, set[str]] = collections.defaultdict(set)  # person -> positions introduced with
+        self.gender: dict[str, str] = {}           # from an honorific: "m" or "f"
+        self._type_names()
+        self._full_names()
+        self._resolve(subject)
+        self._clusters()
+
+    # -- kinds ------------------------------------------------------------------------------
+
+    def kind(self, name: str) -> str:
+        """'person', 'organization', 'place' or '' for a name as the document writes it."""
+        return self.kinds.get(name, "")
+
+    def name(self, i: int) -> str:
+        """The full name the entity token ``i`` stands for."""
+        return self.full.get(i, self.doc[i].text)
+
+    def _type_names(self) -> None:
+        scores: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+        for token in self.doc:
+            if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not common_word(token):
+                scores[token.text].update(_evidence(self.doc, token.i))
+                honorific = self.doc[token.i - 1].lower_.rstrip(".") if token.i else ""
+                if honorific in HONORIFIC_GENDER:
+                    self.gender[token.text] = HONORIFIC_GENDER[honorific]
+                role = _attached_role(self.doc, token.i)
+                if role:
+                    self.roles[token.text].add(role)
+            elif token.ent_type_ in PLACE_LABELS:
+                scores[token.text]["place"] += 5
+        self.certain_persons = {name for name, score in scores.items() if score["person"] >= 3
+                                 and score["person"] > score["organization"] + score["place"]}
+        for name, score in scores.items():
+            best = score.most_common()
+            if best and best[0][1] > 0 and (len(best) == 1 or best[0][1] > best[1][1]):
+                self.kinds[name] = best[0][0]
+
+    def _full_names(self) -> None:
+        persons = [n for n, k in self.kinds.items() if k == "person" and len(n.split()) > 1]
+        orgs = [n for n, k in self.kinds.items() if k == "organization" and len(n.split()) > 1]
+        for token in self.doc:
+            if token.ent_type_ not in NAME_KINDS:
+                continue
+            words = token.text.split()
+            longer = [p for p in persons if len(p.split()) > len(words) and p.split()[-len(words):] == words]
+            if len(longer) == 1 and self.kinds.get(token.text) != "organization":
+                self.full[token.i] = longer[0]
+                self.kinds.setdefault(token.text, "person")
+                self.roles[longer[0]] |= self.roles.get(token.text, set())
+                if token.text in self.gender:
+                    self.gender.setdefault(longer[0], self.gender[token.text])
+                continue
+            after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in LOCATIVE
+            starts = [o for o in orgs if len(words) == 1 and o.split()[0] == words[0] and o != token.text]
+            if len(starts) == 1 and not after_preposition and self.kinds.get(token.text) == "organization":
+                self.full[token.i] = starts[0]
+
+    # -- references -------------------------------------------------------------------------
+
+    def _resolve(self, subject: Span | None) -> None:
+        if subject is not None and not _defines(subject):
+            subject = None  # a headline's first word is no antecedent
+        history: list[tuple[int, int, str, str]] = []  # (sentence, token, full name, kind)
+        for s, sentence in enumerate(self.doc.sents):
+            first = _first_word(sentence)
+            for token in sentence:
+                i = token.i
+                if i in self.speech:
+                    continue
+                lower = token.lower_
+                if token.ent_type_ in NAME_KINDS and not common_word(token):
+                    name = self.name(i)
+                    history.append((s, i, name, self.kinds.get(name) or self.kinds.get(token.text, "")))
+                    continue
+                want, noun = None, None
+                if not token.ent_type_ and lower in PERSON_PRONOUNS:
+                    want = ("person",)
+                elif not token.ent_type_ and lower in THING_PRONOUNS and (i == first or lower == "its"):
+                    want = ("organization", "thing")
+                elif not token.ent_type_ and lower in GROUP_PRONOUNS and i == first:
+                    want = ("group",)
+                elif _definite(self.doc, i) and not token.ent_type_ and (
+                        lower in word_set("generic_orgs") or lower in word_set("generic_things")):
+                    want, noun = ("description",), lower
+                elif token.ent_type_ == "ROLE" and _definite(self.doc, i) and not _named_after(self.doc, i):
+                    want, noun = ("role",), _role_words(token.text)
+                if want is None:
+                    continue
+                found = self._antecedent(history, s, i, want, noun)
+                if found is None and i - first <= 1 and subject is not None and want != ("person",) \
+                        and want != ("role",):
+                    found = (subject.text, self.kinds.get(subject.text, ""))
+                if found is None and i == first and want == ("person",) and subject is not None \
+                        and self.kinds.get(subject.text, "") in ("person", ""):
+                    found = (subject.text, "person")
+                if found is not None:
+                    self.resolved[i] = (found[0], "NAME")
+                    if lower in PRONOUN_GENDER and found[1] == "person":
+                        self.gender.setdefault(found[0], PRONOUN_GENDER[lower])
+                    history.append((s, i, found[0], found[1]))
+
+    def _antecedent(self, history, s: int, i: int, want: tuple[str, ...], noun: str | None):
+        gender = PRONOUN_GENDER.get(self.doc[i].lower_)
+        object_pronoun = self.doc[i].lower_ == "him" or self.doc[i].lower_ == "her" and object_use(self.doc, i)
+
+        def fits(name: str, kind: str) -> bool:
+            if want == ("person",):
+                return kind == "person" and (not gender or self.gender.get(name) in (None, gender))
+            if want == ("group",):
+                return kind == "organization" and (name.endswith("s") or bool(
+                    {w.lower() for w in name.split()} & word_set("team_words")))
+            if want == ("role",):
+                return kind == "person" and any(r == noun or r.endswith(" " + noun) for r in self.roles.get(name, ()))
+            if want == ("person",) and gender and self.gender.get(name) not in (None, gender):
+                return False
+            if noun is not None:
+                return kind != "person" and noun == _name_noun(name)
+            return kind in want or "thing" in want and kind == ""
+
+        same = [h for h in history if h[0] == s and h[1] < i and fits(h[2], h[3])]
+        if same and not object_pronoun and (want != ("organization", "thing") or self.doc[i].lower_ == "its") \
+                and i > _first_word(self.doc[i].sent):
+            return same[-1][2], same[-1][3]
+        if want == ("description",):  # "the bank": the latest name ending with that noun, however far
+            named = [h for h in history if h[1] < i and fits(h[2], h[3])]
+            if named:  # the one most talked about, the latest of those
+                counts = collections.Counter(h[2] for h in named)
+                best = max(named, key=lambda h: (counts[h[2]], h[1]))
+                return best[2], best[3]
+            if noun in ANY_ORGANIZATION:  # "the company": the organisation most talked about lately
+                recent = [h for h in history if h[0] >= s - LOOK_BACK and h[1] < i and h[3] == "organization"]
+                counts = collections.Counter(h[2] for h in history if h[3] == "organization")
+                if recent:
+                    best = max(recent, key=lambda h: (counts[h[2]], h[1]))
+                    return best[2], best[3]
+            if noun in WORK_NOUNS:  # "the film": the latest title
+                works = [h for h in history if h[1] < i and self.doc[h[1]].ent_type_ == "WORK_OF_ART"]
+                if works:
+                    return works[-1][2], works[-1][3]
+            return None
+        for back in range(1, LOOK_BACK + 1):
+            earlier = [h for h in history if h[0] == s - back and fits(h[2], h[3])]
+            if earlier:
+                return earlier[0][2], earlier[0][3]
+        return None
+
+    def _clusters(self) -> None:
+        """Clusters from a trained coreference component, where one has run."""
+        for key, group in self.doc.spans.items():
+            if not key.startswith("coref_clusters"):
+                continue
+            names = [span for span in group if any(t.ent_type_ in NAME_KINDS for t in span)]
+            if not names:
+                continue
+            head = next(t for t in names[0] if t.ent_type_ in NAME_KINDS)
+            for span in group:
+                if len(span) == 1 and span[0].lower_ in PERSON_PRONOUNS | THING_PRONOUNS | GROUP_PRONOUNS:
+                    self.resolved[span[0].i] = (self.name(head.i), "NAME")
+
+
+@functools.lru_cache(maxsize=1)
+def _lemma_table():
+    return load_lookups("en", ["lemma_lookup"]).get_table("lemma_lookup")
+
+
+def common_word(token) -> bool:
+    """"Schools", "Councillors" at the start of a sentence: an inflected common word, not a name."""
+    text = token.text
+    if " " in text or not token.is_sent_start and not (token.i > 0 and token.doc[token.i - 1].is_space):
+        return False
+    lemma = _lemma_table().get(text.lower())
+    return lemma is not None and lemma != text.lower()
+
+
+def _defines(subject: Span) -> bool:
+    """"Marie Curie (born ...) was a physicist": the document opens on its subject and says what it is."""
+    sentence = subject.sent
+    return any(t.lemma_ == "be" for t in sentence[subject.end - sentence.start:][:25])
+
+
+def object_use(doc: Doc, i: int) -> bool:
+    """"called her", "told her that": "her" as an object (no noun after it), not a possessive."""
+    nxt = doc[i + 1] if i + 1 < len(doc) else None
+    return nxt is None or nxt.is_punct or nxt.lower_ in ("and", "to", "that", "for", "in", "with", "at", "on", "by",
+                                                         "from", "as", "about", "into", "after", "before")
+
+
+def _name_noun(name: str) -> str:
+    """The noun a description of this name would use: "Yorvale Bank" -> "bank", "University of
+    Tromsø" -> "university"."""
+    words = name.lower().split()
+    return words[0] if "of" in words[1:] else words[-1]
+
+
+def speech_tokens(doc: Doc) -> set[int]:
+    """Tokens inside quotation marks, except a quoted title (one entity: "The Salt Road")."""
+    out: set[int] = set()
+    close, start = None, 0
+    for token in doc:
+        if token.is_space and "\n" in token.text:
+            close = None  # a quote never runs over a paragraph break
+            continue
+        if close is None and token.text in OPEN_QUOTES:
+            close, start = OPEN_QUOTES[token.text], token.i + 1
+        elif close is not None and token.text == close:
+            inner = range(start, token.i)
+            if not (len(inner) == 1 and doc[start].ent_type_) and not (
+                    len(inner) == 2 and doc[start].ent_type_ and doc[start + 1].text == ","):
+                out.update(inner)
+            close = None
+    if close is not None:
+        out.update(range(start, len(doc)))
+    return out
+
+
+def _first_word(sentence: Span) -> int:
+    for token in sentence:
+        if not token.is_space and token.text not in OPEN_QUOTES and token.text not in ("'", "‘"):
+            return token.i
+    return sentence.start
+
+
+def _definite(doc: Doc, i: int) -> bool:
+    """"the company", "the club's": a noun right after "the"."""
+    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS)
+
+
+def _named_after(doc: Doc, i: int) -> bool:
+    """"the transport minister, Helen Marchetti": a name follows the position, so it is not a reference."""
+    j = i + 1
+    if j < len(doc) and doc[j].text == ",":
+        j += 1
+    return j < len(doc) and doc[j].ent_type_ in NAME_KINDS or j < len(doc) and doc[j].lower_ in ("of", "at", "for")
+
+
+def _role_words(role: str) -> str:
+    """"Transport Minister" -> "transport minister": compared by its last words."""
+    return " ".join(role.lower().replace("-", " ").split())
+
+
+def _attached_role(doc: Doc, i: int) -> str | None:
+    """The position a person's mention is introduced with: "Prime Minister X", "X, the minister"."""
+    if i > 0 and doc[i - 1].ent_type_ == "ROLE":
+        return _role_words(doc[i - 1].text)
+    if i > 1 and doc[i - 1].text == "," and doc[i - 2].ent_type_ == "ROLE":
+        return _role_words(doc[i - 2].text)
+    for j in range(i + 1, min(i + 6, len(doc))):
+        if doc[j].ent_type_ == "ROLE" and doc[i + 1].text == ",":
+            return _role_words(doc[j].text)
+        if doc[j].text in (",", ".", ";") and j > i + 1 or doc[j].ent_type_ in NAME_KINDS:
+            break
+    return None
+
+
+def _evidence(doc: Doc, i: int) -> collections.Counter:
+    """Votes for what the name at token ``i`` is, from this one mention."""
+    votes: collections.Counter = collections.Counter()
+    token = doc[i]
+    words = token.text.replace("-", " ").split()
+    lowers = {w.lower().strip(".,") for w in words}
+
+    def at(k: int):
+        return doc[k] if 0 <= k < len(doc) else None
+
+    prev, nxt, nxt2, nxt3 = at(i - 1), at(i + 1), at(i + 2), at(i + 3)
+    org_words = lowers & word_set("org_words")
+    if org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
+        votes["organization"] += 3
+    if words and words[-1].lower() in word_set("place_words") and not org_words:
+        votes["place"] += 3
+    if prev is not None:
+        if prev.lower_.rstrip(".") in word_set("honorifics"):
+            votes["person"] += 6
+        elif prev.ent_type_ in ("ROLE", "OCCUPATION"):
+            votes["person"] += 4  # "Prime Minister X", "the novelist X"
+        elif prev.lower_ in LOCATIVE:
+            votes["place"] += 1
+        elif prev.lower_ in ("of", "at", "for") and i > 1 and doc[i - 2].ent_type_ == "ROLE":
+            votes["organization"] += 2  # "mayor of San Diego", "chief economist at Tellus Bank"
+        elif prev.lower_ == "the":
+            votes["organization"] += 1
+    if nxt is not None and nxt.text == ",":
+        if nxt2 is not None and nxt2.ent_type_ == "QUANTITY" and nxt2.text.isdigit() and int(nxt2.text) < 120 \
+                and nxt3 is not None and nxt3.text in (",", ")"):
+            votes["person"] += 5
+        elif nxt2 is not None and nxt2.lower_ == "who":
+            votes["person"] += 3
+        else:
+            for k in range(i + 2, min(i + 7, len(doc))):
+                if doc[k].ent_type_ in ("ROLE", "OCCUPATION"):
+                    votes["person"] += 3
+                    break
+                if doc[k].lower_ in word_set("generic_orgs"):
+                    votes["organization"] += 3
+                    break
+                if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS:
+                    break
+    if nxt is not None and (nxt.lower_ in ("'s", "’s") and nxt2 is not None and nxt2.ent_type_ == "ROLE"
+                            or nxt.ent_type_ == "ROLE" and nxt2 is not None and nxt2.ent_type_ in NAME_KINDS):
+        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager Steve Callow"
+    if 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
+            and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
+        votes["person"] += 1
+    return votes

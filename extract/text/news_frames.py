@@ -1,0 +1,228 @@
+"""Frames for news: positions in organisations, appositions, amounts, events, prizes.
+
+Written in the pattern language of ``extract.text.frames``. A fact whose relation starts with
+``@`` depends on the words that filled the frame and is made by ``role_facts``:
+
+- ``@role``: the head holds the position in role ``role``, at the organisation in role
+  ``org`` where the frame has one. What that gives depends on the position
+  (``roles.role_category``): an office, a political position, is ``P39`` (position held: "transport
+  minister", "foreign minister of Norland"); at an organisation a chief executive is ``P169``
+  of it, a chair ``P488``, a director or head ``P1037``, a coach (or a team's manager)
+  ``P286``, a founder ``P112``, an owner ``P127``, a player ``P54``, anyone else working there
+  ``P108`` (employer); an occupation of the gazetteer is also ``P106``.
+- ``@verb``: "X chairs / heads / runs / coaches / founded Y", and "Y is run by X": the verb
+  says the position.
+- ``@join``: "X joined Y [as a Z]": a team's player (``P54``) or an employee (``P108``).
+- ``@won``: a prize (``P166``, award received) or an event the head won (``P1346``, winner).
+- ``@school``: educated at (``P69``), kept only where the name says it is a school.
+
+A person fact is kept only for a head that ``coref.Mentions`` takes for a person.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from extract.text.class_phrase import is_event
+from extract.text.coref import Mentions
+from extract.text.frames import ASIDE, Frame, frame
+from extract.text.nlp import demonym_countries, gazetteer
+from extract.text.roles import role_category, word_set
+from extract.text.units import Triple
+
+STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then ]"
+APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
+# The verb of "X chairs Y", "Y is run by X" -> the position it names.
+VERB_ROLES = {"chair": "chair", "chairs": "chair", "chaired": "chair", "head": "head", "heads": "head",
+              "headed": "head", "lead": "head", "leads": "head", "led": "head", "run": "head", "runs": "head",
+              "ran": "head", "manage": "coach", "manages": "coach", "managed": "coach", "coach": "coach",
+              "coaches": "coach", "coached": "coach", "found": "founder", "founded": "founder",
+              "co-founded": "founder", "own": "owner", "owns": "owner", "owned": "owner"}
+# Category -> (relation, True when the organisation is the relation's head).
+ORGANISATION_SIDE = {"chief_executive": ("P169", True), "chair": ("P488", True), "head": ("P1037", True),
+                     "coach": ("P286", True), "founder": ("P112", True), "owner": ("P127", True),
+                     "player": ("P54", False), "staff": ("P108", False), "occupation": ("P108", False)}
+SCHOOL_WORDS = frozenset({"university", "college", "school", "institute", "academy", "polytechnic",
+                          "conservatoire", "conservatory", "seminary", "universität", "université"})
+EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election", "exhibition", "fair",
+                         "expo", "show", "festival", "marathon", "open", "championships", "cup", "games",
+                         "tournament", "race", "international", "classic", "rally", "prix"})
+
+NEWS_FRAMES: tuple[Frame, ...] = (
+    # -- a position before a name: "Prime Minister David Okonkwo", "Rovers manager Steve Callow",
+    # "Harbourline's chief executive, Amira Haddad", "the novelist Sarah Quinlan"
+    frame("org-role-name", "{OWNER:org} [ 's|’s ] " + STATUS + " {ROLE:role} [ , ] {NAME:head}", ("head", "@role", "role")),
+    frame("role-name", "{ROLE:role} [ , ] {NAME:head}", ("head", "@role", "role")),
+    frame("occupation-name", "the|a|an|by|former|retired|veteran [ {NORP:nationality} ] *2 {OCCUPATION:role} {NAME:head}",
+          ("head", "@role", "role"), ("head", "P27", "nationality")),
+    frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
+          ("head", "@role", "role"), ("head", "P27", "nationality")),
+    frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] {NAME:head}", ("head", "@role", "role")),
+    frame("role-name-of", "{ROLE:role} {NAME:head} of|at [ the ] {SUBJ:org}", ("head", "@role", "role")),
+    # -- a position after a name: "Jonas Mertens, chief economist at Tellus Bank"
+    frame("name-role-of", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
+          + " ~1 {POSITION:role} of|at|for|with [ the ] {SUBJ:org}", ("head", "@role", "role")),
+    frame("name-role", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;",
+          ("head", "@role", "role")),
+    frame("name-org-role", "{NAME:head} , [ the ] {OWNER:org} 's|’s " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
+    # -- "X is the finance director of Y", "X was elected governor", "X became leader of Y"
+    frame("is-role-of", "{SUBJ:head} " + ASIDE + " ~6 be|become|became|remain [ currently|now|also ] [ the|a|an|its ] "
+          + STATUS + " ~1 {POSITION:role} of|at|for [ the ] {SUBJ:org}", ("head", "@role", "role")),
+    frame("became-role", "{SUBJ:head} *6 elect|elected|become|became|serve|served|appoint|appointed|name|named|sworn ~2 "
+          "[ as ] [ the|a ] " + STATUS + " {ROLE:role} [ of|at|for [ the ] {SUBJ:org} ]", ("head", "@role", "role")),
+    frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] {NAME:head} "
+          "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
+    # -- "X, who chairs Y", "X has led Y", "Y is run by X"
+    frame("heads-org", "{SUBJ:head} [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}", ("head", "@verb", "org")),
+    frame("run-by", "{SUBJ:org} ~4 be|been {WORD:verb} ~4 by [ the ] *3 {NAME:head}", ("head", "@verb", "org")),
+    frame("joined", "{SUBJ:head} ~3 join|joined|joins [ the ] *2 {NAME:org} [ ~4 as [ a|an|the ] ~2 {POSITION:role} ] "
+          ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
+          ("head", "@join", "org")),
+    frame("signed-from", "{SUBJ:head} ~6 sign|signed from [ the ] {NAME:team}", ("head", "P54", "team")),
+    # -- organisations
+    frame("subsidiary-of", "{SUBJ:head} ~4 be a|an *2 subsidiary|division|unit|arm of [ the ] *4 {NAME:parent}",
+          ("head", "P749", "parent")),
+    frame("owned-by-described", "{SUBJ:head} ~6 be own|owned by [ the ] *4 {NAME:owner}", ("head", "P127", "owner")),
+    frame("based-adjective", "{PLACE:place} - based *4 {NAME:head}", ("head", "P159", "place")),
+    frame("name-based-adjective", "{NAME:head} , a|an|the {PLACE:place} - based", ("head", "P159", "place")),
+    frame("name-based-in", "{NAME:head} , which|that|who|a|an|the *3 based|headquartered in|at [ the ] {PLACE:place}",
+          ("head", "P159", "place")),
+    frame("apposition-class", "{NAME:head} , the|a|an {CLASS:class} ,|.|;|which|that|said", ("head", "P31", "class")),
+    # -- amounts
+    frame("employs", "{SUBJ:head} ~8 employ|employs|employed|employing " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
+    frame("staff-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} employees|staff|workers",
+          ("head", "P1128", "n")),
+    frame("students-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} students|pupils",
+          ("head", "P2196", "n")),
+    frame("population", "{SUBJ:head} ~8 population of " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1082", "n")),
+    frame("revenue", "{SUBJ:head} ~6 revenue|revenues|turnover|sales of ~2 {QUANTITY:n}", ("head", "P2139", "n")),
+    frame("cost", "{SUBJ:head} [ , ~12 , ] [ will|would|could|be ] [ expected|estimated|likely|set|due ] [ to ] "
+          "cost|costs " + APPROX + " ~1 {QUANTITY:n}", ("head", "P2130", "n")),
+    # -- events: where, when, first held; prizes and winners
+    frame("held-in", "{SUBJ:head} ~6 held|staged|hosted|place ~4 in|at [ the ] {PLACE:place}", ("head", "P276", "place")),
+    frame("held-on", "{SUBJ:head} ~6 held|staged|hosted|place ~4 on|in {DATE:date}", ("head", "P585", "date")),
+    frame("first-held", "{SUBJ:head} ~6 first held|staged|run ~2 in {DATE:date}", ("head", "P571", "date")),
+    frame("won", "{SUBJ:head} ~4 win|won|wins|receive|received|awarded|collect|collected|claim|claimed "
+          "[ the|a|an|its|her|his|their ] ~2 {NAME:prize}", ("head", "@won", "prize")),
+    # -- people
+    frame("born-fronted", "^ born in|at {PLACE:place} [ in|on {DATE:date} ] , *14 {NAME:head}",
+          ("head", "P19", "place"), ("head", "P569", "date")),
+    frame("degree-from", "{SUBJ:head} ~3 read|study|studied|earn|earned|complete|completed|receive|received|qualify|"
+          "qualified|obtain|obtained|gain|gained|take|took *8 at|from [ the ] {NAME:school}",
+          ("head", "@school", "school"), lists=("school",)),
+    frame("spouse-possessive", "{OWNER:head} [ 's|’s ] husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
+    frame("nationality-name", "by|the|and|, {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
+)
+
+
+@functools.lru_cache(maxsize=1)
+def occupations() -> frozenset[str]:
+    return frozenset(o.lower() for o in gazetteer()["occupations"])
+
+
+def position_name(role: str) -> str:
+    """The position as a tail: lower-case unless an acronym, without a leading status word."""
+    words = [w if w.isupper() and len(w) > 1 else w.lower() for w in role.split()]
+    while len(words) > 1 and words[0].lower() in ("former", "new", "interim", "acting", "outgoing", "current"):
+        words.pop(0)
+    return " ".join(words)
+
+
+def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | None, org: tuple[str, str] | None,
+               mentions: Mentions, make) -> list[Triple]:
+    """The facts of one ``@`` fact of a news frame (see the module).
+
+    Args:
+        relation: ``@role``, ``@verb``, ``@join``, ``@won`` or ``@school``.
+        head: (name, entity label) of the frame's head.
+        role: (text, label) of the position (for ``@verb``, the verb as written), or None.
+        org: (name, entity label) of the organisation, prize or school, or None.
+        mentions: the document's mentions, for what kind of thing each name is.
+        make: ``make(head, relation, tail, head_kind, tail_kind)`` -> a Triple.
+    """
+    name = head[0]
+    person = mentions.kind(name) == "person"
+    out: list[Triple] = []
+    if relation == "@won" and org is not None:
+        prize = org[0]
+        if set(prize.split()) & word_set("award_words"):
+            out.append(make(name, "P166", prize, "", "award"))
+        elif is_event(prize) or prize.split()[-1].lower() in EVENT_WORDS:
+            out.append(make(prize, "P1346", name, "event", "person" if person else ""))
+        return out
+    if relation == "@school":
+        if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:
+            out.append(make(name, "P69", org[0], "person", "organization"))
+        return out
+    if not person:
+        return out
+    if relation == "@verb":
+        category = VERB_ROLES.get(role[0].lower()) if role else None
+        role = None
+    elif relation == "@join":
+        category = role_category(role[0]) if role else ""
+        if not category:
+            team = org is not None and {w.lower() for w in org[0].split()} & word_set("team_words")
+            category = "player" if team else "staff"
+    else:
+        category = role_category(role[0]) if role else ""
+    if category == "head" and role is not None and len(role[0].split()) > 1 \
+            and role[0].lower().split()[0] not in ("managing", "executive", "director", "director-general"):
+        category = "staff"  # a finance director works for the bank; its director heads it
+    if role is not None and category in ("", "staff", "coach", "player"):
+        words = role[0].lower().split()
+        occupation = next((" ".join(words[k:]) for k in range(len(words)) if " ".join(words[k:]) in occupations()), None)
+        if occupation:
+            out.append(make(name, "P106", occupation, "person", "occupation"))
+            category = category or "occupation"
+    if not category:
+        return out
+    org_kind = mentions.kind(org[0]) if org is not None else ""
+    if org is not None and org[1] == "NAME" and org[0].lower() in demonym_countries():
+        org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
+    if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):
+        return out  # a position at a person, or at a word that may be no name at all ("Local MP")
+    if category == "office" and role is not None:
+        tail = position_name(role[0])
+        if org is not None and tail.split()[-1] == "president" and org_kind == "organization":
+            category = "head"  # the president of a university or a firm heads it
+        else:
+            out.append(make(name, "P39", f"{tail} of {org[0]}" if org is not None else tail, "person", "position"))
+            return out
+    if org is None:
+        return out
+    if category == "coach" and role is not None and role_category(role[0]) == "coach" \
+            and not {w.lower() for w in org[0].split()} & word_set("team_words") and "coach" not in role[0].lower():
+        category = "head"  # a plant's manager manages, a team's coaches
+    relation_id, org_first = ORGANISATION_SIDE.get(category, ("P108", False))
+    if org_first:
+        out.append(make(org[0], relation_id, name, "organization", "person"))
+    else:
+        out.append(make(name, relation_id, org[0], "person", "organization"))
+    return out
+
+
+def plausible(triple: Triple, mentions: Mentions) -> bool:
+    """Whether a news frame's fact fits what its head is: an amount of an organisation, a
+    citizenship of a person, a place and date of an event."""
+    kind = mentions.kind(triple.head)
+    if triple.relation in ("P1128", "P2139", "P2196", "P749", "P159", "P127"):
+        return kind not in ("person", "place")
+    if triple.relation in ("P27", "P26", "P19", "P569"):
+        return kind == "person"
+    if kind == "person":
+        return False
+    if triple.relation in ("P276", "P585"):
+        return is_event(triple.head) or triple.head.split()[-1].lower() in EVENT_WORDS
+    if triple.relation == "P2130":
+        return bool(set(triple.tail.lower().split()) & word_set("money_units")
+                    or triple.tail[:1] in word_set("currency_symbols"))
+    return True
+
+
+def drop_general_positions(triples: list[Triple]) -> list[Triple]:
+    """"prime minister" beside "prime minister of Latvia" for one person: keep the specific one."""
+    specific = {(t.head, t.tail.split(" of ")[0]) for t in triples if t.relation == "P39" and " of " in t.tail}
+    founded = {(t.head, t.tail) for t in triples if t.relation == "P571"}  # "first held in 1946"
+    return [t for t in triples if not (t.relation == "P39" and " of " not in t.tail and (t.head, t.tail) in specific)
+            and not (t.relation == "P585" and (t.head, t.tail) in founded)]

@@ -1,0 +1,229 @@
+"""Positions and amounts as entities: what news says of people and organisations.
+
+A news article introduces nearly everyone it names by the position they hold ("Prime Minister
+David Okonkwo", "Harbourline's chief executive, Amira Haddad", "Jonas Mertens, chief economist
+at Tellus Bank") and states amounts ("employs about 6,000 people", "£14.6bn"). The
+``news_spans`` component, run after ``name_spans`` and before ``merge_entities``, marks them:
+
+- ``ROLE``: a position noun with the words that may stand before it in the position's name
+  ("transport minister", "first-team coach", "Detective Inspector"). A title that a run of
+  capitalised words begins with is cut off the name: "Prime Minister David Okonkwo" becomes
+  ROLE "Prime Minister" + NAME "David Okonkwo"; a capitalised word that is only a modifier of
+  a position ("Opposition leader") joins it. A bare occupation of the gazetteer ("coach",
+  "economist") stays an OCCUPATION; with a modifier before it ("chief economist") it is a ROLE.
+- ``QUANTITY``: a number with its currency sign and scale ("£1.2bn", "$45 million",
+  "1.1 billion euros", "6,000"); a percentage is none.
+
+The word lists are data (``extract/data/news_lexicon.v1.json``); ``role_category`` says which
+relation a position gives (``news_frames.role_facts``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+_WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
+_NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?(bn|m|k)?$")
+MAX_MODIFIERS = 3
+
+
+@functools.lru_cache(maxsize=1)
+def news_lexicon() -> dict:
+    return json.loads(resources.files("extract").joinpath("data/news_lexicon.v1.json").read_text("utf-8"))
+
+
+def _words(phrase: str) -> tuple[str, ...]:
+    """"director-general" -> ('director', '-', 'general'): tokens as spaCy's tokenizer cuts them."""
+    return tuple(_WORDS.findall(phrase.lower()))
+
+
+@functools.lru_cache(maxsize=1)
+def role_heads() -> dict[tuple[str, ...], str]:
+    """Position nouns as token tuples -> their category ('office', 'chair', 'staff', ...)."""
+    return {_words(w): category for category, words in news_lexicon()["roles"].items() for w in words}
+
+
+@functools.lru_cache(maxsize=1)
+def role_modifiers() -> frozenset[str]:
+    return frozenset(news_lexicon()["role_modifiers"])
+
+
+@functools.lru_cache(maxsize=1)
+def word_set(name: str) -> frozenset[str]:
+    """One of the lexicon's flat word lists, lower-cased: 'org_words', 'team_words', ..."""
+    return frozenset(w.lower() for w in news_lexicon()[name])
+
+
+def role_category(role: str) -> str:
+    """The category of a position's name, read from its last words: 'chief executive' ->
+    'chief_executive', 'transport minister' -> 'office', 'senior curator' -> 'staff'.
+
+    >>> role_category("Prime Minister"), role_category("head coach"), role_category("novelist")
+    ('office', 'coach', '')
+    """
+    words = _words(role)
+    heads = role_heads()
+    for n in range(min(4, len(words)), 0, -1):
+        category = heads.get(words[-n:])
+        if category:
+            return category
+    return ""
+
+
+def _head_at(doc: Doc, i: int, end: int) -> int:
+    """The end of the longest position noun starting at token ``i`` (before ``end``), or ``i``."""
+    heads = role_heads()
+    for n in range(min(4, end - i), 0, -1):
+        if tuple(t.lower_ for t in doc[i:i + n]) in heads:
+            return i + n
+    return i
+
+
+def _modifier(token) -> bool:
+    lower = token.lower_
+    return lower in role_modifiers() or lower == "-"
+
+
+def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
+    """A NAME that begins with a position ("Prime Minister David Okonkwo", "ESA Director General
+    Josef Hartl"): [name before, ROLE, name after]; None when it holds no title."""
+    not_titles = word_set("titles_not_names")
+    for k in range(ent.start, ent.end - 1):
+        if doc[k].lower_ in not_titles or not (_modifier(doc[k]) or _head_at(doc, k, ent.end) > k):
+            continue
+        j, last_head = k, None
+        while j < ent.end - 1:
+            stop = _head_at(doc, j, ent.end - 1)
+            if stop > j:
+                j = last_head = stop
+            elif _modifier(doc[j]):
+                j += 1
+            else:
+                break
+        if last_head is None or last_head >= ent.end or not doc[last_head].text[:1].isupper():
+            continue
+        spans = [Span(doc, ent.start, k, label="NAME")] if k > ent.start else []
+        spans.append(Span(doc, k, last_head, label="ROLE"))
+        of = next((j for j in range(last_head + 1, ent.end - 1) if doc[j].lower_ == "of"), None)
+        if of is None:  # "Detective Constable Sophie Marsh of West Midlands Police": two names
+            return spans + [Span(doc, last_head, ent.end, label="NAME")]
+        return spans + [Span(doc, last_head, of, label="NAME"), Span(doc, of + 1, ent.end, label="NAME")]
+    return None
+
+
+def _all_role_words(doc: Doc, ent: Span) -> bool:
+    """A NAME made of position words only: "Opposition", "Prime Minister"."""
+    i = ent.start
+    while i < ent.end:
+        stop = _head_at(doc, i, ent.end)
+        if stop > i:
+            i = stop
+        elif _modifier(doc[i]) and doc[i].lower_ != "-":
+            i += 1
+        else:
+            return False
+    return True
+
+
+def _role_spans(doc: Doc, kept: list[Span]) -> list[Span]:
+    """Positions outside names: modifiers and position nouns up to the last noun ("first-team
+    coach", "chief economist"); a modifier-only NAME just before ("Opposition") joins them."""
+    owner = {}
+    for ent in kept:
+        for i in range(ent.start, ent.end):
+            owner[i] = ent
+    spans = []
+    i = 0
+    while i < len(doc):
+        if i in owner and owner[i].label_ not in ("OCCUPATION", "ROLE") or doc[i].lower_ == "-":
+            i += 1
+            continue
+        j, last, entity_only = i, None, False
+        while j < len(doc):
+            ent = owner.get(j)
+            if ent is not None:
+                if ent.label_ not in ("OCCUPATION", "ROLE") or j != ent.start:
+                    break
+                entity_only = j == i
+                j = last = ent.end
+                continue
+            stop = _head_at(doc, j, len(doc))
+            if stop > j:
+                j = last = stop
+                entity_only = False
+            elif _modifier(doc[j]) and (doc[j].lower_ != "-" or j > i):
+                j += 1
+            else:
+                break
+        if last is None:
+            i += 1
+            continue
+        start = i
+        before = owner.get(start - 1) if start > 0 else None
+        if before is not None and before.label_ == "NAME" and _all_role_words(doc, before):
+            start = before.start
+        if not (entity_only and start == i):  # a bare occupation stays one
+            spans.append(Span(doc, start, last, label="ROLE"))
+        i = last
+    return spans
+
+
+def _quantity_spans(doc: Doc, taken: set[int]) -> list[Span]:
+    """Amounts: [currency sign] number [scale] [currency word]; percentages and dates excluded."""
+    symbols = word_set("currency_symbols")
+    units = word_set("money_units")
+    spans = []
+    i = 0
+    while i < len(doc):
+        if i in taken or not _NUMBER.match(doc[i].text):
+            i += 1
+            continue
+        start, end = i, i + 1
+        if start > 0 and doc[start - 1].text in symbols and start - 1 not in taken:
+            start -= 1
+        while end < len(doc) and end not in taken and doc[end].lower_ in units and end - i <= 2:
+            end += 1
+        if end < len(doc) and doc[end].text in ("%",) or end < len(doc) and doc[end].lower_ in ("percent", "per"):
+            i = end
+            continue
+        spans.append(Span(doc, start, end, label="QUANTITY"))
+        i = end
+    return spans
+
+
+@Language.component("news_spans")
+def news_spans(doc: Doc) -> Doc:
+    """Mark positions (ROLE) and amounts (QUANTITY); cut titles off names. See the module."""
+    kept, roles = [], []
+    for ent in doc.ents:
+        if ent.label_ != "NAME":
+            kept.append(ent)
+        elif _all_role_words(doc, ent) and _head_at(doc, ent.end - 1, ent.end) > ent.end - 1:
+            roles.append(Span(doc, ent.start, ent.end, label="ROLE"))  # "the Prime Minister"
+        elif (parts := _title_split(doc, ent)) is not None:
+            kept += [p for p in parts if p.label_ == "NAME"]
+            roles += [p for p in parts if p.label_ == "ROLE"]
+        else:
+            kept.append(ent)
+    roles += _role_spans(doc, kept + roles)
+    spans = filter_spans(roles + kept)
+    taken = {i for span in spans for i in range(span.start, span.end)}
+    doc.ents = filter_spans(spans + _quantity_spans(doc, taken))
+    return doc
+
+
+@Language.component("line_breaks")
+def line_breaks(doc: Doc) -> Doc:
+    """A line break starts a sentence: a headline or a dateline is not part of the next one."""
+    for token in doc[2:]:
+        before = doc[token.i - 1]
+        if before.is_space and "\n" in before.text and doc[token.i - 2].text not in (".", "!", "?", '"', "”", ":"):
+            token.is_sent_start = True
+    return doc

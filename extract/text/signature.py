@@ -1,0 +1,91 @@
+"""A sentence as one line of tokens, the text the frame patterns of ``extract.text.frames`` match.
+
+An entity becomes ``KIND#index`` (``NAME#4``, ``DATE#9``, ``ROLE#2``); a name whose last word
+says what it is carries that relation (``NAME@P4552#9`` for "Sentinel Range", see
+``tail_types``); a pronoun or a description that ``coref.Mentions`` resolved ("she", "the
+company", "the minister") becomes ``PRON#index`` (its article dropped); a run of quoted speech
+becomes one ``QUOTE|quote`` part, so no frame reads a fact out of a quotation; any other token
+is ``lower|lemma``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from spacy.tokens import Span
+
+from extract.text.coref import Mentions, object_use
+from extract.text.frames import NAMES
+from extract.text.nlp import gazetteer
+from extract.text.normalize import GENERIC_MENTIONS
+
+PRONOUNS = frozenset({"he", "she", "it", "they"})
+POSSESSIVES = frozenset({"his", "her", "its", "their"})
+
+
+@functools.lru_cache(maxsize=1)
+def tail_types() -> dict[str, str]:
+    """Last word of a place's name, lower-cased -> the relation "located in" it is: 'sea' -> P206."""
+    return {w: rel for rel, words in gazetteer()["tail_types"].items() if rel != "about" for w in words}
+
+
+def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[str, list[int], list[int]]:
+    """The signature of ``sentence`` with, for each of its parts, where it starts in the line and
+    which token it stands for (so a role that spans several parts can be read back).
+
+    Without ``mentions``, a sentence-initial pronoun or "the" + a generic noun ("The company")
+    becomes ``PRON#i`` (the document's subject, for the caller to fill in).
+    """
+    parts, starts, tokens = [], [], []
+    first = True
+    skip_next_article = False
+    length = 0
+    resolved = mentions.resolved if mentions is not None else {}
+    speech = mentions.speech if mentions is not None else set()
+    doc = sentence.doc
+    for token in sentence:
+        if token.is_space:
+            continue
+        lower = token.lower_
+        if token.i in speech:
+            if parts and parts[-1] == "QUOTE|quote":
+                continue
+            part = "QUOTE|quote"
+        elif token.i in resolved:
+            # "her husband", "its director": a possessive names the owner, not the sentence's subject
+            possessive = lower in POSSESSIVES and not (lower == "her" and object_use(doc, token.i))
+            part = f"POSS#{token.i}" if possessive else f"PRON#{token.i}"
+        elif mentions is not None and lower == "the" and token.i + 1 < len(doc) and token.i + 1 in resolved:
+            first = False
+            continue  # "the company": the noun stands for the name
+        elif token.ent_type_:
+            typed = tail_types().get(lower.rsplit(None, 1)[-1]) if token.ent_type_ in NAMES else None
+            part = f"{token.ent_type_}@{typed}#{token.i}" if typed else f"{token.ent_type_}#{token.i}"
+        elif mentions is None and first and lower in PRONOUNS:
+            part = f"PRON#{token.i}"
+        elif mentions is None and first and lower in ("the", "this") and token.i + 1 < len(doc) \
+                and doc[token.i + 1].lower_ in GENERIC_MENTIONS:
+            skip_next_article = True
+            first = False
+            continue
+        elif skip_next_article:
+            part = f"PRON#{token.i}"
+            skip_next_article = False
+        else:
+            word = _clean(lower)
+            part = f"{word}|{_clean(token.lemma_.lower()) or word}"
+        first = False
+        starts.append(length)
+        tokens.append(token.i)
+        parts.append(part)
+        length += len(part) + 1
+    return " " + " ".join(parts), starts, tokens
+
+
+def signature(sentence: Span, mentions: Mentions | None = None) -> str:
+    """One line per sentence: `` NAME#0 was|be born|bear in|in NAME#4``."""
+    return signature_parts(sentence, mentions)[0]
+
+
+def _clean(text: str) -> str:
+    return text.replace(" ", "_").replace("|", "_").replace("#", "_")
