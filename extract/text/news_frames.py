@@ -31,6 +31,8 @@ from extract.text.roles import role_category, word_set
 from extract.text.units import Triple
 
 STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then ]"
+# An honorific between a position and a name: "Its chairman, Sir Nigel Ash".
+HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof. ]"
 APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
 # The verb of "X chairs Y", "Y is run by X" -> the position it names.
 VERB_ROLES = {"chair": "chair", "chairs": "chair", "chaired": "chair", "head": "head", "heads": "head",
@@ -51,8 +53,8 @@ EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election"
 NEWS_FRAMES: tuple[Frame, ...] = (
     # -- a position before a name: "Prime Minister David Okonkwo", "Rovers manager Steve Callow",
     # "Harbourline's chief executive, Amira Haddad", "the novelist Sarah Quinlan"
-    frame("org-role-name", "{OWNER:org} [ 's|’s ] " + STATUS + " {ROLE:role} [ , ] {NAME:head}", ("head", "@role", "role")),
-    frame("role-name", "{ROLE:role} [ , ] {NAME:head}", ("head", "@role", "role")),
+    frame("org-role-name", "{OWNER:org} [ 's|’s ] " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
+    frame("role-name", "{ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
     frame("occupation-name", "the|a|an|by|former|retired|veteran [ {NORP:nationality} ] *2 {OCCUPATION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
     frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
@@ -70,7 +72,7 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           + STATUS + " ~1 {POSITION:role} of|at|for [ the ] {SUBJ:org}", ("head", "@role", "role")),
     frame("became-role", "{SUBJ:head} *6 elect|elected|become|became|serve|served|appoint|appointed|name|named|sworn ~2 "
           "[ as ] [ the|a ] " + STATUS + " {ROLE:role} [ of|at|for [ the ] {SUBJ:org} ]", ("head", "@role", "role")),
-    frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] {NAME:head} "
+    frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] " + HONORIFIC + " {NAME:head} "
           "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
     # -- "X, who chairs Y", "X has led Y", "Y is run by X"
     frame("heads-org", "{SUBJ:head} [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}", ("head", "@verb", "org")),
@@ -145,7 +147,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     out: list[Triple] = []
     if relation == "@won" and org is not None:
         prize = org[0]
-        if set(prize.split()) & word_set("award_words"):
+        if {w.lower() for w in prize.split()} & word_set("award_words"):
             out.append(make(name, "P166", prize, "", "award"))
         elif is_event(prize) or prize.split()[-1].lower() in EVENT_WORDS:
             out.append(make(prize, "P1346", name, "event", "person" if person else ""))
@@ -181,7 +183,10 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     if org is not None and org[1] == "NAME" and org[0].lower() in demonym_countries():
         org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
     if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):
-        return out  # a position at a person, or at a word that may be no name at all ("Local MP")
+        return out  # a position at a person, or at a word that may be no name at all
+    if category == "office" and org is not None and org[1] == "NAME" and org_kind != "place" \
+            and not {w.lower() for w in org[0].split()} & word_set("org_words"):
+        org = None  # "Local MP X": a capitalised word before an office says too little to name its seat
     if category == "office" and role is not None:
         tail = position_name(role[0])
         if org is not None and tail.split()[-1] == "president" and org_kind == "organization":

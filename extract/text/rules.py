@@ -95,7 +95,7 @@ class RulesExtractor:
             line, starts, tokens = signature_parts(sentence, mentions)
             here: list[Triple] = []
             for frame in ALL_FRAMES:
-                for match in frame.regex.finditer(line):
+                for match in _matches(frame, line):
                     if frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")):
                         continue
                     for head_role, relation, tail_role in frame.facts:
@@ -243,6 +243,18 @@ class RulesExtractor:
                 return mentions.resolved[index]
             return (subject.text, subject.label_) if subject is not None else None
         return mentions.name(index), label
+
+
+def _matches(frame, line: str):
+    """A frame's matches in a signature; a news frame's may overlap ("Mr Ash said the company
+    employs ...": the match from "Ash" fails its checks, the one from "the company" holds)."""
+    if frame.name not in NEWS:
+        yield from frame.regex.finditer(line)
+        return
+    pos = 0
+    while (match := frame.regex.search(line, pos)) is not None:
+        yield match
+        pos = match.start() + 1
 
 
 def _after_preposition(doc: Doc, ref: str) -> bool:
