@@ -1,18 +1,19 @@
 """Yield of the ``rules`` extractor on news, and a sample of its facts to judge by hand.
 
     .venv/bin/python bench/bench_news_extract.py                       # yield per set
-    .venv/bin/python bench/bench_news_extract.py --sample 100 --seed 17 --out bench/news_precision_sample.md
-    .venv/bin/python bench/bench_news_extract.py --score bench/news_precision_sample.md
+    .venv/bin/python bench/bench_news_extract.py --set heldout2 --sample 100 --seed 17 --out bench/news_precision_heldout2.md
+    .venv/bin/python bench/bench_news_extract.py --score bench/news_precision_heldout2.md
 
 The corpus is ``tests/extract/text/data/news/`` (its README says how it was written): a
-development set, read while the news frames were written, and a held-out set, never used to
-write or tune a rule. Each set is built the way ``audit build --forget FILE`` builds it
+development set, read while the news frames were written; a first held-out set, since read
+while the second round of frames was written; and a second held-out set (``heldout2``), written
+before that round and never used to write or tune a rule. Each set is built the way ``audit build --forget FILE`` builds it
 (``extract.text.graph``: passages, the rules extractor, short-mention resolution, names
 normalized, relations canonicalized, one fact per (head, relation, tail)), and the bench
 reports the graph's facts per article, the facts per relation, and the speed.
 
-``--sample N --seed S --out FILE`` draws N of the held-out graph's facts at random and writes
-them, each with the sentence it came from, to a markdown table with an empty verdict column:
+``--sample N --seed S --out FILE`` draws N facts at random from the graph of one set
+(``--set``, by default ``heldout2``) and writes them, each with the sentence it came from, to a markdown table with an empty verdict column:
 write ``y`` (the article states the fact, with this relation and direction) or ``n`` in it.
 ``--score FILE`` reads the verdicts back and prints the precision with its 95% Wilson interval,
 overall and per relation.
@@ -31,7 +32,7 @@ from pathlib import Path
 from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
 
 NEWS = Path(__file__).resolve().parents[1] / "tests/extract/text/data/news"
-SETS = ("dev", "heldout")
+SETS = ("dev", "heldout", "heldout2")
 _ROW = re.compile(r"^\| (\d+) \| (P\d+) [^|]*\|.*\| ([yn?]?) \|$")
 
 
@@ -67,15 +68,16 @@ def report_yield() -> dict:
     return records
 
 
-def write_sample(record, n: int, seed: int, out: Path) -> None:
+def write_sample(record, name: str, n: int, seed: int, out: Path) -> None:
     facts = sorted(record.facts, key=lambda f: f.key)
     chosen = random.Random(seed).sample(facts, min(n, len(facts)))
     lines = [
         "# Hand-judged precision of the `rules` extractor on news: a sample",
         "",
-        f"Drawn with `.venv/bin/python bench/bench_news_extract.py --sample {n} --seed {seed} --out {out}`:",
-        f"{len(chosen)} of the {len(facts)} facts of the held-out set's graph "
-        "(`tests/extract/text/data/news/heldout.jsonl`), each with the sentence it came from.",
+        f"Drawn with `.venv/bin/python bench/bench_news_extract.py --set {name} --sample {n} "
+        f"--seed {seed} --out {out}`:",
+        f"{len(chosen)} of the {len(facts)} facts of the graph of set `{name}` "
+        f"(`tests/extract/text/data/news/{name}.jsonl`), each with the sentence it came from.",
         "Verdict: `y` when the article states the fact with this relation and direction, `n` otherwise.",
         "",
         "| # | relation | head | tail | evidence | verdict |",
@@ -111,7 +113,9 @@ def score(path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sample", type=int, default=0, help="draw N held-out facts to judge")
+    parser.add_argument("--set", dest="sample_set", choices=SETS, default="heldout2",
+                        help="the set --sample draws from")
+    parser.add_argument("--sample", type=int, default=0, help="draw N facts of --set to judge")
     parser.add_argument("--seed", type=int, default=0, help="random seed of --sample")
     parser.add_argument("--out", type=Path, default=Path("bench/news_precision_sample.md"))
     parser.add_argument("--score", type=Path, help="read the verdicts of a judged sample file")
@@ -121,7 +125,7 @@ def main() -> None:
         return
     records = report_yield()
     if args.sample:
-        write_sample(records["heldout"], args.sample, args.seed, args.out)
+        write_sample(records[args.sample_set], args.sample_set, args.sample, args.seed, args.out)
 
 
 if __name__ == "__main__":
