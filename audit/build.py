@@ -193,8 +193,9 @@ def _llm_questions(record: GraphRecord, source: str, model: str, notes: Callable
 
 def text_options(extractor: str = "rules", spacy_model: str | None = None, rebel_model: str | None = None,
                  passage_tokens: int = 128, corpus_format: str | None = None, one_per_line: bool = False,
-                 text_field: str = "text") -> TextBuildOptions:
+                 text_field: str = "text", rebel_device: str | None = None, rebel_batch_size: int = 8) -> TextBuildOptions:
     """``TextBuildOptions`` from the flat options `audit build` offers."""
     return TextBuildOptions(extractor=extractor, spacy_model=spacy_model, rebel_model=rebel_model,
+                            rebel_device=rebel_device, rebel_batch_size=rebel_batch_size,
                             passage_tokens=passage_tokens,
                             corpus=CorpusOptions(corpus_format, one_per_line, text_field))

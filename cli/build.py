@@ -29,6 +29,10 @@ TEXT_OPTIONS = _options([
                  help="rules: offline spaCy rules; rebel: the REBEL model (--rebel-model)."),
     click.option("--rebel-model", metavar="PATH", default=None,
                  help="REBEL model folder or hub id, for --extractor rebel."),
+    click.option("--rebel-device", metavar="DEVICE", default=None,
+                 help="REBEL: cpu, cuda, cuda:1 (default: CUDA when present, else CPU)."),
+    click.option("--rebel-batch-size", type=click.IntRange(min=1), default=8, show_default=True,
+                 help="REBEL: passage chunks generated together; raise it on a GPU (e.g. 64)."),
     click.option("--spacy-model", metavar="NAME", default=None,
                  help="An installed trained spaCy pipeline (e.g. en_core_web_sm) for sentences and "
                       "entities; default: the blank English pipeline with rule components."),

@@ -39,6 +39,8 @@ class TextBuildOptions:
     extractor: str = "rules"             # "rules" or "rebel"
     spacy_model: str | None = None       # a trained spaCy pipeline for sentences and entities
     rebel_model: str | None = None       # REBEL model folder or hub id (extractor "rebel")
+    rebel_device: str | None = None      # REBEL: cpu, cuda, cuda:1; None: CUDA when present
+    rebel_batch_size: int = 8            # REBEL: chunks generated together (raise it on a GPU)
     passage_tokens: int = 128            # a passage ends before it would pass this many tokens
     passage_sentences: int = 4           # ... or this many sentences
     corpus: CorpusOptions = field(default_factory=CorpusOptions)
@@ -172,7 +174,8 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
 def _rebel(options: TextBuildOptions):
     from extract.text.normalize import rebel_relation_ids
     from extract.text.rebel import RebelExtractor
-    return RebelExtractor(options.rebel_model, rebel_relation_ids())
+    return RebelExtractor(options.rebel_model, rebel_relation_ids(), device=options.rebel_device,
+                          batch_size=options.rebel_batch_size)
 
 
 def corpus_sha256(reports: list[CorpusReport], options: TextBuildOptions) -> str:
