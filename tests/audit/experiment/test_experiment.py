@@ -115,6 +115,33 @@ def test_inject_seed_fixes_the_injected_model_across_seeds(tmp_path, dataset):
         assert [r.injection.seed for r in requests] == expected and [r.unlearn.seed for r in requests] == [0, 1]
 
 
+def test_a_text_graph_is_built_from_its_corpora_and_trains_as_the_file_says(store, tmp_path):
+    from audit.experiment.runner import _ensure_graphs, request_for
+    examples = Path(__file__).resolve().parents[3] / "examples" / "text"
+    path = write(tmp_path / "t.toml", f"""
+name = "t"
+[[graphs]]
+name = "marwick"
+forget = ['{examples / "forget.txt"}']
+retain = ['{examples / "retain.jsonl"}']
+[grid]
+selectors = ["split:forget"]
+methods = ["npo"]
+seeds = [0]
+[run]
+train_on = "passages"
+mixed_passages = "drop"
+chunk_tokens = 64
+""")
+    spec = load_spec(path)
+    assert spec.graphs[0].forget == (examples / "forget.txt",) and spec.graphs[0].source_files
+    _ensure_graphs(store, spec, report=lambda line: None)
+    assert store.graph("marwick")["source"] == "text"
+    request = request_for(spec, expand(spec)[0], "r", tmp_path)
+    assert (request.training.train_on, request.training.mixed_passages, request.training.chunk_tokens) == \
+        ("passages", "drop", 64)
+
+
 def test_protocol_rates_fill_the_grid():
     from audit.experiment.spec import ExperimentSpec, GraphSpec, LrProtocol
     spec = ExperimentSpec("e", Path("e.toml"), "0", (GraphSpec("g"),), ("edges:a",), ("ga", "npo"), (0,),
