@@ -46,6 +46,8 @@ ORGANISATION_SIDE = {"chief_executive": ("P169", True), "chair": ("P488", True),
                      "player": ("P54", False), "staff": ("P108", False), "occupation": ("P108", False)}
 SCHOOL_WORDS = frozenset({"university", "college", "school", "institute", "academy", "polytechnic",
                           "conservatoire", "conservatory", "seminary", "universität", "université"})
+# Family relations: child, father, mother, sibling, spouse.
+KIN = frozenset({"P40", "P22", "P25", "P3373", "P26"})
 EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election", "exhibition", "fair",
                          "expo", "show", "festival", "marathon", "open", "championships", "cup", "games",
                          "tournament", "race", "international", "classic", "rally", "prix"})
@@ -180,6 +182,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     if not category:
         return out
     org_kind = mentions.kind(org[0]) if org is not None else ""
+    if org is not None and not org_kind and {w.lower() for w in org[0].split()} & word_set("org_words"):
+        org_kind = "organization"  # "Stanford University", "Kingsford Rovers": the name says what it is
     if org is not None and org[1] == "NAME" and org[0].lower() in demonym_countries():
         org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
     if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):
@@ -211,9 +215,15 @@ def plausible(triple: Triple, mentions: Mentions) -> bool:
     """Whether a news frame's fact fits what its head is: an amount of an organisation, a
     citizenship of a person, a place and date of an event."""
     kind = mentions.kind(triple.head)
+    if triple.relation == "P159" and mentions.kind(triple.tail) in ("person", "organization"):
+        return False  # "the Hallam Capital fund X": a firm's name before a noun is no place
     if triple.relation in ("P1128", "P2139", "P2196", "P749", "P159", "P127"):
         return kind not in ("person", "place")
-    if triple.relation in ("P27", "P26", "P19", "P569"):
+    if triple.relation in KIN:
+        return kind == "person" and mentions.kind(triple.tail) not in ("organization", "place")
+    if triple.relation == "P551":
+        return kind == "person" and mentions.kind(triple.tail) not in ("organization", "person")
+    if triple.relation in ("P27", "P19", "P569"):
         return kind == "person"
     if kind == "person":
         return False

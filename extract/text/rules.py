@@ -25,9 +25,11 @@ from spacy.tokens import Doc, Span
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
 from extract.text.coref import Mentions
 from extract.text.frames import FRAMES, NAMES
+from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.news_frames import NEWS_FRAMES, drop_general_positions, plausible, role_facts
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
+from extract.text.org_frames import NAMED_ORGANISATIONS, ORG_FRAMES
 from extract.text.roles import word_set
 from extract.text.signature import signature, signature_parts, tail_types
 from extract.text.units import Triple
@@ -47,10 +49,11 @@ PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
 LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "serie",
                           "divisie", "championship", "premiership"})
 # Facts that only a person has.
-PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39"})
+PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39",
+                          "P551", "P40", "P22", "P25", "P3373"})
 # Frames whose head must fit what ``news_frames.plausible`` asks of it.
-NEWS = frozenset(f.name for f in NEWS_FRAMES)
-ALL_FRAMES = FRAMES + NEWS_FRAMES
+NEWS = frozenset(f.name for f in NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES)
+ALL_FRAMES = FRAMES + NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES
 _ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
 _YEAR = re.compile(r"^\d{4}$")
 _YEAR_NAME = re.compile(r"^(\d{4}) \S")
@@ -113,10 +116,11 @@ class RulesExtractor:
                             if triple is None or relation in PERSON_FACTS and mentions.kind(triple.head) in (
                                     "organization", "place"):
                                 continue  # "Her publisher, Greaves & Hart, said she died in X"
-                            if frame.name not in NEWS or plausible(triple, mentions):
+                            if frame.name not in NEWS or frame.name in NAMED_ORGANISATIONS \
+                                    or plausible(triple, mentions):
                                 here.append(triple)
             here += _event_years(sentence, passage)
-            found += here + _country_of_located(here)
+            found += drop_kin_chains(here) + _country_of_located(here)
         persons = mentions.certain_persons  # a name shaped like a person's is not enough here
         return drop_general_positions(_resolve(found, phrases, persons))
 

@@ -1,0 +1,56 @@
+"""News frames about people: their families, where they live, where they were born, where
+they worked.
+
+Written in the pattern language of ``extract.text.frames``; ``rules`` runs them with the news
+frames, so their facts pass ``news_frames.plausible`` (a family fact or a residence only of a
+person). ``@role`` facts are made by ``news_frames.role_facts``.
+
+- family: "his daughter Susan Greenhalgh", "her husband, the architect Tobi Adeyemi":
+  child (``P40``), father (``P22``), mother (``P25``), sibling (``P3373``), spouse (``P26``);
+- residence (``P551``) as court and local reports give it: "Karen Whitlow, 58, of Lyndhurst
+  Road, Harrogate", "Tom Price, 31, from Leeds", and "she lives in Brixton";
+- place of birth (``P19``) from "the Nigerian-born forward Daniel Okafor";
+- employer and occupation from "worked as an engineer at Google", "was a product manager at
+  the software company Intuit".
+"""
+
+from __future__ import annotations
+
+from extract.text.frames import Frame, frame
+
+STATUS = "[ former|new|interim|acting|then|late ]"
+# The kin noun -> the relation from the person whose kin it is.
+KIN_RELATIONS = {"son": "P40", "daughter": "P40", "child": "P40", "father": "P22", "mother": "P25",
+                 "brother": "P3373", "sister": "P3373", "husband": "P26", "wife": "P26", "widow": "P26",
+                 "widower": "P26"}
+# Words after a residence that end the noun phrase: "X, 58, of Harrogate, was jailed".
+RESIDENCE_END = ",|.|;|was|were|is|are|has|had|who|and|said|told|admitted|denied|pleaded|appeared"
+
+
+def _kin_frame(noun: str) -> Frame:
+    return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] " + noun + " [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] "
+                 "[ , ] {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
+
+
+KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS) + (
+    frame("residence-age", "{NAME:head} , {QUANTITY} , of|from [ *4 {NAME} , ] {PLACE:place} " + RESIDENCE_END,
+          ("head", "P551", "place")),
+    frame("lives-in", "{SUBJ:head} [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
+          ("head", "P551", "place")),
+    frame("born-adjective", "{PLACE:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
+          ("head", "P19", "place")),
+    frame("born-nationality", "{NORP:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
+          ("head", "P19", "place")),
+    frame("worked-as", "{SUBJ:head} ~4 work|worked|working as [ a|an|the ] ~2 {POSITION:role} at|for|with [ the ] *3 "
+          "{SUBJ:org}", ("head", "@role", "role")),
+    frame("was-role-at", "{SUBJ:head} [ , ~10 , ] be [ previously|formerly|now|also ] a|an|the " + STATUS
+          + " ~1 {POSITION:role} at|with [ the ] *3 {SUBJ:org}", ("head", "@role", "role")),
+)
+
+
+def drop_kin_chains(triples: list) -> list:
+    """"survived by his daughter, Susan, and his son Michael": the second "his" is not Susan's.
+    A family fact whose head is the kin of another family fact of the same sentence is dropped."""
+    kin = frozenset(KIN_RELATIONS.values())
+    tails = {(t.evidence, t.tail) for t in triples if t.relation in kin}
+    return [t for t in triples if t.relation not in kin or (t.evidence, t.head) not in tails]

@@ -1,0 +1,60 @@
+"""News frames about organisations and events: who owns, took over, runs or founded them, who
+won them, what country a firm is from, where its headquarters are, how many work there.
+
+Written in the pattern language of ``extract.text.frames``; ``rules`` runs them with the news
+frames, so their facts pass ``news_frames.plausible`` (an amount or an owner of an
+organisation, never of a person). ``@verb`` and ``@won`` facts are made by
+``news_frames.role_facts``.
+
+The doer of a passive ("was taken over by Northcastle Bank", "was won by Joshua Kiprotich",
+"founded in 1994 by the businessman Eamon Crowley") is read only where the verb is done:
+"has agreed to be bought by" puts words between the subject and "be", and does not match.
+"""
+
+from __future__ import annotations
+
+from extract.text.frames import Frame, frame
+
+# "the businessman Eamon Crowley", "the private equity firm Hallam Capital": up to 4 words
+# that are not names between "by" and the doer.
+DESCRIBED = "[ the|a|an ] *4"
+APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
+# Nouns that say a name after them is a firm or a body: "the Danish turbine maker Nordvind";
+# none that may name a person too ("the property developer", "the record producer").
+ORG_NOUNS = ("company|group|firm|maker|manufacturer|bank|chain|giant|operator|insurer|airline|carrier|retailer|"
+             "supermarket|utility|broadcaster|conglomerate|fund|lender|housebuilder|brewer|carmaker|"
+             "consultancy|agency|charity|start-up|startup")
+
+ORG_FRAMES: tuple[Frame, ...] = (
+    # -- owners and takeovers: "Yorvale Bank, which was taken over by Northcastle Bank"
+    frame("taken-over-by", "{SUBJ:head} [ , which|that ] [ has|had ] [ since|later|then|already ] be|been "
+          "bought|acquired|purchased|taken ~1 [ over ] [ in {DATE} ] by " + DESCRIBED + " {NAME:owner}",
+          ("head", "P127", "owner")),
+    frame("owned-by-participle", "{NAME:head} , owned by " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),
+    # -- founders described: "founded in 1921 by the baker Albert Brightwell"
+    frame("founded-by-described", "{SUBJ:head} ~6 be found|founded|establish|established|set ~4 by " + DESCRIBED
+          + " {NAME:founder}", ("head", "P112", "founder"), lists=("founder",)),
+    # -- who leads it, said after a comma: "The Liberals, led by outgoing premier Paul Desrosiers"
+    frame("led-by-participle", "{NAME:org} , [ which|who be ] {WORD:verb} by " + DESCRIBED + " [ {ROLE} ] {NAME:head}",
+          ("head", "@verb", "org")),
+    # -- who won it: "The Lowther Marathon was won by Faith Chepkoech"
+    frame("won-by", "{SUBJ:prize} ~4 be won|claimed|taken by " + DESCRIBED + " {NAME:head}", ("head", "@won", "prize")),
+    # -- what country a firm is from: "the German engineering group Steinhoff Antriebe"
+    frame("national-org", "the|a|an|by|from|, {NORP:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}",
+          ("head", "P17", "country")),
+    frame("org-national", "{NAME:head} , the|a|an {NORP:country} +3 " + ORG_NOUNS + " ,|.|;|which|that|said|has|is",
+          ("head", "P17", "country")),
+    # -- where a firm is from: "the Manchester architecture firm Pennington Lowe"
+    frame("placed-org", "the|a|an|by|from {PLACE:place} +3 " + ORG_NOUNS + " [ , ] {NAME:head}", ("head", "P159", "place")),
+    frame("org-placed", "{NAME:head} , a|an|the {PLACE:place} +3 " + ORG_NOUNS + " ,|.|;|which|that|said|has|is",
+          ("head", "P159", "place")),
+    # -- where its headquarters are: "which has its headquarters in Stuttgart"
+    frame("has-headquarters", "{SUBJ:head} ~6 has|have|had its|their headquarters|base|head office in|at [ the ] {PLACE:place}",
+          ("head", "P159", "place")),
+    # -- how many work there: "its workforce of 240", "a staff of 60"
+    frame("workforce-of", "{OWNER:head} [ 's|’s ] ~3 workforce|payroll|staff of " + APPROX + " ~1 {QUANTITY:n}",
+          ("head", "P1128", "n")),
+)
+# Frames whose shape says the head is an organisation ("the German engineering group X"):
+# their facts stand even where the head's name looks like a person's ("Rheinwerk Antriebe").
+NAMED_ORGANISATIONS = frozenset({"national-org", "org-national", "placed-org", "org-placed"})
