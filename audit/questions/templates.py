@@ -4,7 +4,7 @@ Every fact gets the forward questions of its relation (asking for the tail), and
 tail and relation identify a single head in its split, the inverse ones too (asking for the
 head: "Who was born in Ulm?" only when one person of the graph was born there). Each
 question records the template that made it and the passage its fact came from, and the set
-is versioned (``audit/data/text_questions.v1.json``).
+is versioned (``audit/data/text_questions.v2.json``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from importlib import resources
 
 from graphstore.records import FactRecord, GraphRecord
 
-TEMPLATE_FILE = "data/text_questions.v1.json"
+TEMPLATE_FILE = "data/text_questions.v2.json"
 
 
 @dataclass(frozen=True)
