@@ -126,6 +126,7 @@ ASIDE = "[ ( ~20 ) ]"
 SUBJECT = '^ {SUBJ:head} [ "|” ]'
 # An aside between commas: "X, also known as Y, is ...".
 COMMA_ASIDE = "[ , ~8 , ]"
+FOUNDED_GAP = "[ , which|that ] [ , ~12 , ] +3"
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
 UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"
               "settlement|hamlet|parish|county|province|region|state|subdivision|locality|quarter|borough|"
@@ -220,10 +221,12 @@ FRAMES: tuple[Frame, ...] = (
     frame("species-in-genus", "{SUBJ:head} " + ASIDE + " be a|an species ~12 genus [ , ] {NAME:taxon}",
           ("head", "P171", "taxon")),
     # -- organisations ---------------------------------------------------------------------
-    frame("founded-by", "{SUBJ:head} ~6 be found|co-found|establish|form|create|founded|established ~4 by {NAME:founder}",
+    # the founded thing is the clause's subject: a name in an aside between commas ("Corrib, which
+    # employs 850 people in Galway, was founded by X") or in a gap before "was" is not its head
+    frame("founded-by", "{SUBJ:head} " + FOUNDED_GAP + " be found|co-found|establish|form|create|founded|established ~4 by {NAME:founder}",
           ("head", "P112", "founder"), lists=("founder",)),
     frame("founded", "{NAME:founder} ~3 found|co-found|founded|co-founded [ the ] {NAME:org}", ("org", "P112", "founder")),
-    frame("founded-in", "{SUBJ:head} ~6 be found|establish|form|create|founded|established|open|opened ~8 in|on {DATE:date}",
+    frame("founded-in", "{SUBJ:head} " + FOUNDED_GAP + " be found|establish|form|create|founded|established|open|opened ~8 in|on {DATE:date}",
           ("head", "P571", "date")),
     frame("owned-by", "{SUBJ:head} ~6 be own|owned by [ the ] {NAME:owner}", ("head", "P127", "owner")),
     frame("operated-by", "{SUBJ:head} ~6 be operate|operated|run by [ the ] {NAME:operator}", ("head", "P137", "operator")),

@@ -25,7 +25,8 @@ import functools
 
 from extract.text.class_phrase import is_event
 from extract.text.coref import Mentions
-from extract.text.frames import ASIDE, Frame, frame
+from extract.text.member_frames import member_facts, party_in_role, playing_position
+from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
 from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import role_category, word_set
 from extract.text.units import Triple
@@ -78,7 +79,7 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
     # -- "X, who chairs Y", "X has led Y", "Y is run by X"
     frame("heads-org", "{SUBJ:head} [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}", ("head", "@verb", "org")),
-    frame("run-by", "{SUBJ:org} ~4 be|been {WORD:verb} ~4 by [ the ] *3 {NAME:head}", ("head", "@verb", "org")),
+    frame("run-by", "{SUBJ:org} " + FOUNDED_GAP + " be|been {WORD:verb} ~4 by [ the ] *3 {NAME:head}", ("head", "@verb", "org")),
     frame("joined", "{SUBJ:head} ~3 join|joined|joins [ the ] *2 {NAME:org} [ ~4 as [ a|an|the ] ~2 {POSITION:role} ] "
           ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
           ("head", "@join", "org")),
@@ -154,6 +155,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         elif is_event(prize) or prize.split()[-1].lower() in EVENT_WORDS:
             out.append(make(prize, "P1346", name, "event", "person" if person else ""))
         return out
+    if relation in ("@party", "@seat", "@league", "@of"):
+        return member_facts(relation, head, role, org, person, make)
     if relation == "@school":
         if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:
             out.append(make(name, "P69", org[0], "person", "organization"))
@@ -169,7 +172,13 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
             team = org is not None and {w.lower() for w in org[0].split()} & word_set("team_words")
             category = "player" if team else "staff"
     else:
+        party, position = party_in_role(role[0]) if role else (None, "")
+        if party:  # "Labour MP Rachel Osei": a member of the party, and an MP
+            out.append(make(name, "P102", party, "person", "organization"))
+            role = (position, role[1])
         category = role_category(role[0]) if role else ""
+    if category == "player" and role is not None and (played := playing_position(role[0])):
+        out.append(make(name, "P413", played, "person", "position"))
     if category == "head" and role is not None and len(role[0].split()) > 1 \
             and role[0].lower().split()[0] not in ("managing", "executive", "director", "director-general"):
         category = "staff"  # a finance director works for the bank; its director heads it
@@ -217,13 +226,13 @@ def plausible(triple: Triple, mentions: Mentions) -> bool:
     kind = mentions.kind(triple.head)
     if triple.relation == "P159" and mentions.kind(triple.tail) in ("person", "organization"):
         return False  # "the Hallam Capital fund X": a firm's name before a noun is no place
-    if triple.relation in ("P1128", "P2139", "P2196", "P749", "P159", "P127"):
+    if triple.relation in ("P1128", "P2139", "P2196", "P749", "P159", "P127", "P118"):
         return kind not in ("person", "place")
     if triple.relation in KIN:
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "place")
     if triple.relation == "P551":
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "person")
-    if triple.relation in ("P27", "P19", "P569"):
+    if triple.relation in ("P27", "P19", "P569", "P102", "P768", "P413"):
         return kind == "person"
     if kind == "person":
         return False

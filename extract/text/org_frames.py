@@ -13,7 +13,7 @@ The doer of a passive ("was taken over by Northcastle Bank", "was won by Joshua 
 
 from __future__ import annotations
 
-from extract.text.frames import Frame, frame
+from extract.text.frames import FOUNDED_GAP, Frame, frame
 
 # "the businessman Eamon Crowley", "the private equity firm Hallam Capital": up to 4 words
 # that are not names between "by" and the doer.
@@ -32,7 +32,7 @@ ORG_FRAMES: tuple[Frame, ...] = (
           ("head", "P127", "owner")),
     frame("owned-by-participle", "{NAME:head} , owned by " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),
     # -- founders described: "founded in 1921 by the baker Albert Brightwell"
-    frame("founded-by-described", "{SUBJ:head} ~6 be found|founded|establish|established|set ~4 by " + DESCRIBED
+    frame("founded-by-described", "{SUBJ:head} " + FOUNDED_GAP + " be found|founded|establish|established|set ~4 by " + DESCRIBED
           + " {NAME:founder}", ("head", "P112", "founder"), lists=("founder",)),
     # -- who leads it, said after a comma: "The Liberals, led by outgoing premier Paul Desrosiers"
     frame("led-by-participle", "{NAME:org} , [ which|who be ] {WORD:verb} by " + DESCRIBED + " [ {ROLE} ] {NAME:head}",

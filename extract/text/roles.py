@@ -56,6 +56,13 @@ def role_modifiers() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
+def party_words() -> frozenset[str]:
+    """The words of parties' names, which stand before a position capitalised ("Conservative
+    MP", "Liberal Democrat councillor"); ``member_frames`` reads the party off again."""
+    return frozenset(w for key in news_lexicon()["parties"] for w in key.split())
+
+
+@functools.lru_cache(maxsize=1)
 def word_set(name: str) -> frozenset[str]:
     """One of the lexicon's flat word lists, lower-cased: 'org_words', 'team_words', ..."""
     return frozenset(w.lower() for w in news_lexicon()[name])
@@ -77,6 +84,10 @@ def role_category(role: str) -> str:
     return ""
 
 
+# Words after a position word that make it part of a competition's name.
+LEAGUE_NOUNS = frozenset({"league", "cup", "division", "championship", "championships", "series", "trophy"})
+
+
 def _head_at(doc: Doc, i: int, end: int) -> int:
     """The end of the longest position noun starting at token ``i`` (before ``end``), or ``i``."""
     heads = role_heads()
@@ -88,7 +99,7 @@ def _head_at(doc: Doc, i: int, end: int) -> int:
 
 def _modifier(token) -> bool:
     lower = token.lower_
-    return lower in role_modifiers() or lower == "-"
+    return lower in role_modifiers() or lower == "-" or token.is_title and lower in party_words()
 
 
 def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
@@ -109,6 +120,8 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
                 break
         if last_head is None or last_head >= ent.end or not doc[last_head].text[:1].isupper():
             continue
+        if doc[last_head].lower_ in LEAGUE_NOUNS:
+            continue  # "Premier League": a league, not a premier named League
         spans = [Span(doc, ent.start, k, label="NAME")] if k > ent.start else []
         spans.append(Span(doc, k, last_head, label="ROLE"))
         of = next((j for j in range(last_head + 1, ent.end - 1) if doc[j].lower_ == "of"), None)
@@ -116,6 +129,34 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
             return spans + [Span(doc, last_head, ent.end, label="NAME")]
         return spans + [Span(doc, last_head, of, label="NAME"), Span(doc, of + 1, ent.end, label="NAME")]
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _country_names() -> frozenset[str]:
+    """Countries' names and aliases, lower-cased, read from the gazetteer here because ``nlp``
+    (which reads it for the pipeline) imports this module to register its components."""
+    data = json.loads(resources.files("extract").joinpath("data/gazetteer.v1.json").read_text("utf-8"))
+    return frozenset(n.lower() for c in data["countries"] for n in [c["name"], *c["aliases"]])
+
+
+def _person_of_split(doc: Doc, ent: Span) -> list[Span] | None:
+    """"Ana Kovač of Croatia", "Jane Grieve of Cardiff University": a person's two or three
+    words, "of", and a country or an organisation, as two names; None for one name
+    ("University of Leeds", "Bank of England", "Baron Pemberton of Malmesbury")."""
+    of = next((j for j in range(ent.start + 2, min(ent.start + 4, ent.end - 1)) if doc[j].lower_ == "of"), None)
+    if of is None:
+        return None
+    before = doc[ent.start:of]
+    after = doc[of + 1:ent.end]
+    plain = {w.lower() for w in before.text.split()}
+    if plain & (word_set("org_words") | word_set("team_words") | word_set("place_words") | role_modifiers() | party_words()) \
+            or any(_head_at(doc, i, of) > i for i in range(ent.start, of)) \
+            or not all(t.is_title and t.is_alpha for t in before):
+        return None
+    after_words = {w.lower() for w in after.text.split()}
+    if after.text.lower() not in _country_names() and not after_words & (word_set("org_words") | word_set("team_words")):
+        return None
+    return [Span(doc, ent.start, of, label="NAME"), Span(doc, of + 1, ent.end, label="NAME")]
 
 
 def _all_role_words(doc: Doc, ent: Span) -> bool:
@@ -207,6 +248,8 @@ def news_spans(doc: Doc) -> Doc:
             kept.append(ent)
         elif _all_role_words(doc, ent) and _head_at(doc, ent.end - 1, ent.end) > ent.end - 1:
             roles.append(Span(doc, ent.start, ent.end, label="ROLE"))  # "the Prime Minister"
+        elif (parts := _person_of_split(doc, ent)) is not None:
+            kept += parts
         elif (parts := _title_split(doc, ent)) is not None:
             kept += [p for p in parts if p.label_ == "NAME"]
             roles += [p for p in parts if p.label_ == "ROLE"]

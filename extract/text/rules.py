@@ -26,6 +26,7 @@ from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is
 from extract.text.coref import Mentions
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
+from extract.text.member_frames import MEMBER_FRAMES
 from extract.text.news_frames import NEWS_FRAMES, drop_general_positions, plausible, role_facts
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
@@ -50,10 +51,10 @@ LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "
                           "divisie", "championship", "premiership"})
 # Facts that only a person has.
 PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39",
-                          "P551", "P40", "P22", "P25", "P3373"})
+                          "P551", "P40", "P22", "P25", "P3373", "P102", "P768", "P413"})
 # Frames whose head must fit what ``news_frames.plausible`` asks of it.
-NEWS = frozenset(f.name for f in NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES)
-ALL_FRAMES = FRAMES + NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES
+NEWS = frozenset(f.name for f in NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES)
+ALL_FRAMES = FRAMES + NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES
 _ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
 _YEAR = re.compile(r"^\d{4}$")
 _YEAR_NAME = re.compile(r"^(\d{4}) \S")

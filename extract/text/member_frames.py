@@ -1,0 +1,128 @@
+"""News frames about membership: a person's party and seat, a player's position, a team's league.
+
+Written in the pattern language of ``extract.text.frames``; ``rules`` runs them with the news
+frames. Their ``@`` facts are made here, by ``member_facts`` (called from
+``news_frames.role_facts``):
+
+- ``@party``: "Amrit Dhillon, a Conservative," and "Jo Reid (Labour)": member of political
+  party (``P102``), only where the word is a party of the lexicon (``parties``);
+- ``@seat``: "X was elected MP for Wiltshire North", "Jo Reid, the member for Riverside":
+  electoral district (``P768``), only for a position that has a seat (``seat_roles``);
+- ``@league``: "Premier League side Ashby Rovers": league (``P118``) of the team, only where
+  the league's name ends in a league word.
+
+A party inside a position ("Labour MP Rachel Osei", "the Conservative candidate X") is read by
+``party_in_role``; a playing position ("Rovers goalkeeper Tom Halloran") by ``playing_position``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from extract.text.frames import Frame, frame
+from extract.text.nlp import country_aliases
+from extract.text.roles import news_lexicon, word_set
+from extract.text.units import Triple
+
+STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|sitting|local ]"
+LEAGUE_ENDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "premiership",
+                         "championship", "serie"})
+
+MEMBER_FRAMES: tuple[Frame, ...] = (
+    frame("party-apposition", "{NAME:head} , a|an {NAME:party} ,|.|;|from|who|and", ("head", "@party", "party")),
+    frame("party-noun-name", "the|a|an|by|, {NAME:party} candidate|nominee|activist|politician|challenger|incumbent "
+          "{NAME:head}", ("head", "@party", "party")),
+    frame("party-bracket", "{NAME:head} ( {NAME:party} ,|)", ("head", "@party", "party")),
+    frame("elected-role-for", "{SUBJ:head} *6 elect|elected|become|became|serve|served|be|remain|remains ~2 [ as ] "
+          "[ the|a|an|its ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
+    frame("name-role-for", "{NAME:head} , [ the|a|an ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}",
+          ("head", "@seat", "seat")),
+    frame("role-for-name", "{ROLE:role} for [ the ] {NAME:seat} , " + STATUS + " {NAME:head}",
+          ("head", "@seat", "seat")),
+    frame("member-for", "{NAME:head} , ~8 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
+    frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
+    frame("league-side", "{NAME:league} side|club|outfit|team|champions|leaders|newcomers {NAME:head}",
+          ("head", "@league", "league")),
+    frame("plays-in-league", "{SUBJ:head} ~3 play|plays|played|compete|competes|competed in [ the ] {NAME:league}",
+          ("head", "@league", "league")),
+)
+
+
+@functools.lru_cache(maxsize=1)
+def country_names() -> dict[str, str]:
+    """Every way of writing a country, lower-cased -> its name (``nlp.country_aliases``)."""
+    return country_aliases()
+
+
+@functools.lru_cache(maxsize=1)
+def parties() -> dict[tuple[str, ...], str]:
+    """The lexicon's party words, as lower-case word tuples -> the party's name."""
+    return {tuple(k.split()): v for k, v in news_lexicon()["parties"].items()}
+
+
+def party_in_role(role: str) -> tuple[str | None, str]:
+    """The party a position names before its noun, and the position without it.
+
+    >>> party_in_role("Labour MP"), party_in_role("transport minister")
+    (('Labour Party', 'MP'), (None, 'transport minister'))
+    """
+    words = role.split()
+    lowered = tuple(w.lower() for w in words)
+    for n in (2, 1):
+        if len(words) > n and lowered[:n] in parties():
+            return parties()[lowered[:n]], " ".join(words[n:])
+    return None, role
+
+
+def playing_position(role: str) -> str | None:
+    """The playing position a player's position names ("goalkeeper", "centre-back"), or None."""
+    lowered = role.lower().split()
+    positions = word_set("playing_positions")
+    for n in (2, 1):
+        if len(lowered) >= n and " ".join(lowered[-n:]) in positions:
+            return " ".join(lowered[-n:])
+    return None
+
+
+def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | None,
+                 other: tuple[str, str] | None, person: bool, make) -> list[Triple | None]:
+    """The facts of one ``@party``, ``@seat`` or ``@league`` fact (see the module).
+
+    Args:
+        relation: the ``@`` relation.
+        head: (name, label) of the person, or of the team for ``@league``.
+        role: (text, label) of the position, or None.
+        other: (name, label) of the party, the seat or the league.
+        person: whether the head is taken for a person.
+        make: ``make(head, relation, tail, head_kind, tail_kind)`` -> a Triple.
+    """
+    if other is None:
+        return []
+    if relation == "@league":
+        if not person and other[0].split()[-1].lower() in LEAGUE_ENDS:
+            return [make(head[0], "P118", other[0], "organization", "organization")]
+        return []
+    if not person:
+        return []
+    if relation == "@of":  # "Ana Kovač of Croatia", "Jane Grieve of Cardiff University"
+        words = {w.lower() for w in other[0].split()}
+        if words & word_set("team_words"):
+            return [make(head[0], "P54", other[0], "person", "organization")]
+        if words & word_set("org_words"):
+            return [make(head[0], "P108", other[0], "person", "organization")]
+        if other[1] in ("COUNTRY", "NAME") and other[0].lower() in country_names():
+            return [make(head[0], "P27", country_names()[other[0].lower()], "person", "place")]
+        return []
+    if relation == "@party":
+        party = parties().get(tuple(other[0].lower().split()))
+        return [make(head[0], "P102", party, "person", "organization")] if party else []
+    if relation == "@seat" and role is not None:
+        party, position = party_in_role(role[0])
+        if position.split() and position.split()[-1].lower() in word_set("seat_roles"):
+            out = [make(head[0], "P768", other[0], "person", "place")]
+            if party:
+                out.append(make(head[0], "P102", party, "person", "organization"))
+            return out
+    if relation == "@seat" and role is None:
+        return [make(head[0], "P768", other[0], "person", "place")]
+    return []

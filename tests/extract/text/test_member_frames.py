@@ -1,0 +1,81 @@
+"""The third round of news frames (issue 17, part 4): parties, seats, playing positions,
+leagues, "X of Y" names, and founders anchored on the clause's subject.
+
+Every sentence is made up for these tests (invented people, firms and seats, not taken from
+the news corpus); every expected fact is written by hand from what the sentence says. Each
+frame has a sentence it must read and one it must not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from extract.text.rules import RulesExtractor
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return RulesExtractor()
+
+
+def facts(extractor: RulesExtractor, text: str) -> set[tuple[str, str, str]]:
+    doc = extractor.nlp(text)
+    return {(t.relation, t.head, t.tail) for t in extractor.extract_sentences(doc, [(s, "p") for s in doc.sents])}
+
+
+def relations(extractor: RulesExtractor, text: str) -> set[str]:
+    return {relation for relation, _, _ in facts(extractor, text)}
+
+
+def test_party_in_position(extractor):
+    got = facts(extractor, "Labour MP Moira Quell said the plan was unfair.")
+    assert ("P102", "Moira Quell", "Labour Party") in got
+    assert ("P39", "Moira Quell", "MP") in got
+    # a minister with no party word: no party
+    assert "P102" not in relations(extractor, "Transport minister Moira Quell said the plan was unfair.")
+
+
+def test_party_apposition_and_candidate(extractor):
+    assert ("P102", "Dara Fenwick", "Democratic Party") in facts(
+        extractor, "The bill was written by Dara Fenwick, a Democrat from Fresno.")
+    assert ("P102", "Ravi Sandhu", "Conservative Party") in facts(
+        extractor, "Ina Lund lost her seat to the Conservative candidate Ravi Sandhu.")
+    # a word after "a" that is no party
+    assert "P102" not in relations(extractor, "The bill was written by Dara Fenwick, a Californian from Fresno.")
+
+
+def test_seat(extractor):
+    got = facts(extractor, "Moira Quell was elected Conservative MP for Wiltshire Vale in 1997.")
+    assert ("P768", "Moira Quell", "Wiltshire Vale") in got
+    assert ("P102", "Moira Quell", "Conservative Party") in got
+    # a position with no seat: "director for Europe" names a region, not a constituency
+    assert "P768" not in relations(extractor, "Moira Quell was appointed sales director for Europe in 1997.")
+
+
+def test_playing_position(extractor):
+    got = facts(extractor, "Rovers goalkeeper Tom Eddery made two fine saves.")
+    assert ("P413", "Tom Eddery", "goalkeeper") in got
+    assert ("P54", "Tom Eddery", "Rovers") in got
+    # a captain is no playing position
+    assert "P413" not in relations(extractor, "Rovers captain Tom Eddery made two fine saves.")
+
+
+def test_league(extractor):
+    assert ("P118", "Ashby Rovers", "Premier League") in facts(
+        extractor, "Callum Reid joined Premier League side Ashby Rovers for £4m.")
+    # a name before "side" that is no league
+    assert "P118" not in relations(extractor, "Callum Reid joined Yorkshire side Ashby Rovers for £4m.")
+
+
+def test_person_of_organisation(extractor):
+    assert ("P108", "Jane Brodie", "Cardiff University") in facts(
+        extractor, "A team led by Jane Brodie of Cardiff University reported the find.")
+    # "University of Tromsø" is one name, not a person of a place
+    assert "P108" not in relations(extractor, "Researchers at the University of Tromsø reported the find.")
+
+
+def test_founded_by_anchored_on_subject(extractor):
+    got = facts(extractor, "Corvane, which employs 850 people in Galway and Limerick, was founded in 1997 by Sean Tully.")
+    assert ("P112", "Corvane", "Sean Tully") in got
+    assert ("P571", "Corvane", "1997") in got
+    assert not {f for f in got if f[0] in ("P112", "P571") and f[1] in ("Galway", "Limerick")}
