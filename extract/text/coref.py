@@ -133,6 +133,7 @@ class Mentions:
     # -- references -------------------------------------------------------------------------
 
     def _resolve(self, subject: Span | None) -> None:
+        dead = _obituary_subject(self.doc, subject)  # a headline may name it: "X, novelist, dies at 84"
         if subject is not None and not _defines(subject):
             subject = None  # a headline's first word is no antecedent
         history: list[tuple[int, int, str, str]] = []  # (sentence, token, full name, kind)
@@ -162,6 +163,9 @@ class Mentions:
                 if want is None:
                     continue
                 found = self._antecedent(history, s, i, want, noun)
+                if dead and want == ("person",) and lower in ("he", "she") and self.gender.get(dead) in (
+                        None, PRONOUN_GENDER[lower]) and not any(h[0] == s and h[3] == "person" for h in history):
+                    found = (dead, "person")  # an obituary's "she" is its subject unless another is named here
                 if found is None and i - first <= 1 and subject is not None and want != ("person",) \
                         and want != ("role",):
                     found = (subject.text, self.kinds.get(subject.text, ""))
@@ -295,9 +299,19 @@ def _first_word(sentence: Span) -> int:
     return sentence.start
 
 
+def _obituary_subject(doc: Doc, subject: Span | None) -> str | None:
+    """The subject's name where the first three sentences say someone died (an obituary)."""
+    if subject is None:
+        return None
+    opening = [t for s in list(doc.sents)[:3] for t in s]
+    return subject.text if any(t.lower_ in ("dies", "died", "dead") for t in opening) else None
+
+
 def _definite(doc: Doc, i: int) -> bool:
-    """"the company", "the club's": a noun right after "the"."""
-    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS)
+    """"the company", "the club's": a noun right after "the" ("X, currently the housing minister": a
+    predicate, no reference)."""
+    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS) \
+        and not (i > 1 and doc[i - 2].lower_ in ("currently", "now", "formerly", "previously"))
 
 
 def _named_after(doc: Doc, i: int) -> bool:

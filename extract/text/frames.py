@@ -126,6 +126,9 @@ ASIDE = "[ ( ~20 ) ]"
 SUBJECT = '^ {SUBJ:head} [ "|” ]'
 # An aside between commas: "X, also known as Y, is ...".
 COMMA_ASIDE = "[ , ~8 , ]"
+# Between a person and "died": an aside, or words that name no one else ("she married Robert
+# Vance, an engineer, who died in 2011" is his death, not hers).
+DIED_GAP = "[ , ~10 , ] [ , who|which ] +6"
 FOUNDED_GAP = "[ , which|that ] [ , ~12 , ] +3"
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
 UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"
@@ -152,8 +155,8 @@ FRAMES: tuple[Frame, ...] = (
     frame("born-in", "{SUBJ:head} " + ASIDE + " ~4 be born|bear ~6 in|at {PLACE:place}", ("head", "P19", "place")),
     frame("born-participle", "{SUBJ:head} *10 born in|at [ the ] {PLACE:place}", ("head", "P19", "place")),
     frame("born-on", "{SUBJ:head} " + ASIDE + " ~4 be born|bear ~6 on|in {DATE:date}", ("head", "P569", "date")),
-    frame("died-in", "{SUBJ:head} ~8 die ~6 in|at {PLACE:place}", ("head", "P20", "place")),
-    frame("died-on", "{SUBJ:head} ~8 die ~6 on|in {DATE:date}", ("head", "P570", "date")),
+    frame("died-in", "{SUBJ:head} " + DIED_GAP + " die ~6 in|at {PLACE:place}", ("head", "P20", "place")),
+    frame("died-on", "{SUBJ:head} " + DIED_GAP + " die ~6 on|in {DATE:date}", ("head", "P570", "date")),
     # -- who or what something is ------------------------------------------------------------
     frame("nationality-occupation", "{SUBJ:head} " + ASIDE + " [ , ] be a|an|the ~3 {NORP:nationality} ~3 {OCCUPATION:occupation}",
           ("head", "P27", "nationality"), ("head", "P106", "occupation")),

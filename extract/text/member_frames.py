@@ -39,7 +39,9 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
           ("head", "@seat", "seat")),
     frame("role-for-name", "{ROLE:role} for [ the ] {NAME:seat} , " + STATUS + " {NAME:head}",
           ("head", "@seat", "seat")),
-    frame("member-for", "{NAME:head} , ~8 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
+    frame("represented-since", "{NAME:head} [ , {QUANTITY} ] , who [ has|had ] represent|represented|represents {NAME:seat} since|from|between "
+          "{DATE}", ("head", "@seat", "seat")),
+    frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
     frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
     frame("league-side", "{NAME:league} side|club|outfit|team|champions|leaders|newcomers {NAME:head}",
           ("head", "@league", "league")),
@@ -124,5 +126,7 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
                 out.append(make(head[0], "P102", party, "person", "organization"))
             return out
     if relation == "@seat" and role is None:
+        if other[0].lower() in country_names() or {w.lower() for w in other[0].split()} & word_set("org_words"):
+            return []  # "has represented Kenya since 2012", "represented Acme Ltd": no seat
         return [make(head[0], "P768", other[0], "person", "place")]
     return []

@@ -56,8 +56,16 @@ EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election"
 NEWS_FRAMES: tuple[Frame, ...] = (
     # -- a position before a name: "Prime Minister David Okonkwo", "Rovers manager Steve Callow",
     # "Harbourline's chief executive, Amira Haddad", "the novelist Sarah Quinlan"
-    frame("org-role-name", "{OWNER:org} [ 's|’s ] " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
+    frame("org-role-name", "{OWNER:org} [ 's|’s ] " + STATUS + " [ {NORP:nationality} ] {ROLE:role} [ , ] " + HONORIFIC
+          + " {NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
     frame("role-name", "{ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
+    # "Calder City have sacked manager Iain Hendry", "Rovers have signed striker Ade Bello"
+    frame("org-hires-role-name", "{SUBJ:org} [ have|has|had ] sack|sacked|dismiss|dismissed|appoint|appointed|name|named|"
+          "sign|signed|hire|hired|recruit|recruited [ their|its|the ] " + STATUS + " {ROLE:role} {NAME:head}",
+          ("head", "@role", "role")),
+    # "Mark Ellery, a former Calder City defender"
+    frame("name-org-position", "{NAME:head} , a|an|the " + STATUS + " {NAME:org} {POSITION:role} ,|.|;|who|and",
+          ("head", "@role", "role")),
     frame("occupation-name", "the|a|an|by|former|retired|veteran [ {NORP:nationality} ] *2 {OCCUPATION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
     frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
@@ -232,7 +240,7 @@ def plausible(triple: Triple, mentions: Mentions) -> bool:
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "place")
     if triple.relation == "P551":
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "person")
-    if triple.relation in ("P27", "P19", "P569", "P102", "P768", "P413"):
+    if triple.relation in ("P27", "P19", "P569", "P102", "P768", "P413", "P54"):  # "X, signed from Y"
         return kind == "person"
     if kind == "person":
         return False

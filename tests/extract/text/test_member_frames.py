@@ -79,3 +79,40 @@ def test_founded_by_anchored_on_subject(extractor):
     assert ("P112", "Corvane", "Sean Tully") in got
     assert ("P571", "Corvane", "1997") in got
     assert not {f for f in got if f[0] in ("P112", "P571") and f[1] in ("Galway", "Limerick")}
+
+
+def test_represented_since(extractor):
+    assert ("P768", "Nia Thorley", "Ashby Vale") in facts(
+        extractor, "Nia Thorley, 52, who has represented Ashby Vale since 2015, resigned on Tuesday.")
+    # a country represented at a tournament is no seat
+    assert "P768" not in relations(extractor, "Nia Thorley, who has represented Kenya since 2015, won in Doha.")
+
+
+def test_org_hires_role_name(extractor):
+    assert ("P286", "Corby Athletic", "Iain Rusk") in facts(
+        extractor, "Corby Athletic have sacked manager Iain Rusk after six straight defeats.")
+    # the position before the name is not the club's: a fan is no position
+    assert "P286" not in relations(extractor, "Corby Athletic have angered supporter Iain Rusk after six defeats.")
+
+
+def test_name_org_position(extractor):
+    got = facts(extractor, "First-team coach Mark Ellwood, a former Corby Athletic defender, will take charge.")
+    assert ("P54", "Mark Ellwood", "Corby Athletic") in got
+    assert ("P413", "Mark Ellwood", "defender") in got
+    assert "P54" not in relations(extractor, "First-team coach Mark Ellwood, a former Corby Athletic fan, will take charge.")
+
+
+def test_owner_with_nationality(extractor):
+    got = facts(extractor, "Corby Athletic's American owner, Brad Kessell, has faced criticism.")
+    assert ("P127", "Corby Athletic", "Brad Kessell") in got
+    assert ("P27", "Brad Kessell", "United States") in got
+    assert "P27" not in relations(extractor, "Corby Athletic's owner, Brad Kessell, has faced criticism.")
+
+
+def test_obituary_pronoun_and_death(extractor):
+    text = ("Edna Pask, novelist, dies at 84\n\nEdna Pask has died at the age of 84. The novelist Mary Dunn "
+            "called her a friend. In 1967 she married Robert Pask, an engineer, who died in 2011.")
+    got = facts(extractor, text)
+    assert ("P26", "Edna Pask", "Robert Pask") in got
+    assert ("P570", "Robert Pask", "2011") in got
+    assert ("P570", "Edna Pask", "2011") not in got and ("P26", "Mary Dunn", "Robert Pask") not in got
