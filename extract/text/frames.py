@@ -129,7 +129,7 @@ COMMA_ASIDE = "[ , ~8 , ]"
 # Between a person and "died": an aside, or words that name no one else ("she married Robert
 # Vance, an engineer, who died in 2011" is his death, not hers).
 DIED_GAP = "[ , ~10 , ] [ , who|which ] +6"
-FOUNDED_GAP = "[ , which|that ] [ , ~12 , ] +3"
+FOUNDED_GAP = "[ , which|that ] [ , ~8 , ] +2"
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
 UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"
               "settlement|hamlet|parish|county|province|region|state|subdivision|locality|quarter|borough|"

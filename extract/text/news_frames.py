@@ -25,6 +25,7 @@ import functools
 
 from extract.text.class_phrase import is_event
 from extract.text.coref import Mentions
+from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
 from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
 from extract.text.nlp import demonym_countries, gazetteer
@@ -53,6 +54,11 @@ EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election"
                          "expo", "show", "festival", "marathon", "open", "championships", "cup", "games",
                          "tournament", "race", "international", "classic", "rally", "prix"})
 
+# Nouns for a person between a nationality and a name ("Kenyan runner Faith Chepkoech"): none
+# that may name a firm ("the German carmaker X" is a firm's country, in ``org_frames``).
+PEOPLE_NOUNS = ("runner|athlete|cyclist|swimmer|rider|driver|boxer|golfer|skier|sprinter|jockey|champion|star|"
+                "teenager|rookie|veteran|international|opponent|rival|climber|sailor|rower")
+
 NEWS_FRAMES: tuple[Frame, ...] = (
     # -- a position before a name: "Prime Minister David Okonkwo", "Rovers manager Steve Callow",
     # "Harbourline's chief executive, Amira Haddad", "the novelist Sarah Quinlan"
@@ -74,8 +80,11 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("role-name-of", "{ROLE:role} {NAME:head} of|at [ the ] {SUBJ:org}", ("head", "@role", "role")),
     # -- a position after a name: "Jonas Mertens, chief economist at Tellus Bank"
     frame("name-role-of", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
-          + " ~1 {POSITION:role} of|at|for|with [ the ] {SUBJ:org}", ("head", "@role", "role")),
+          + " ~1 {POSITION:role} of|at|for|with [ the|a|an ] [ +2 " + ORG_NOUNS + " ] {SUBJ:org}", ("head", "@role", "role")),
     frame("name-role", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;",
+          ("head", "@role", "role")),
+    # "a charity, Rushmere Libraries Trust, whose chief executive, Claire Hewitt, said"
+    frame("whose-role-name", "{NAME:org} , whose " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
           ("head", "@role", "role")),
     frame("name-org-role", "{NAME:head} , [ the ] {OWNER:org} 's|’s " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
     # -- "X is the finance director of Y", "X was elected governor", "X became leader of Y"
@@ -125,6 +134,10 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ("head", "@school", "school"), lists=("school",)),
     frame("spouse-possessive", "{OWNER:head} [ 's|’s ] husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
     frame("nationality-name", "by|the|and|, {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
+    # "Kenyan runner Faith Chepkoech", "another Kenyan, Mary Wanjiru", "Ethiopia's Tigist Alemu"
+    frame("nationality-word-name", "{NORP:nationality} [ " + PEOPLE_NOUNS + " ] [ , ] {NAME:head}",
+          ("head", "P27", "nationality")),
+    frame("country-s-name", "{COUNTRY:nationality} 's|’s {NAME:head}", ("head", "P27", "nationality")),
 )
 
 

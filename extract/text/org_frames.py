@@ -34,6 +34,10 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- founders described: "founded in 1921 by the baker Albert Brightwell"
     frame("founded-by-described", "{SUBJ:head} " + FOUNDED_GAP + " be found|founded|establish|established|set ~4 by " + DESCRIBED
           + " {NAME:founder}", ("head", "P112", "founder"), lists=("founder",)),
+    # -- "The band, formed in 2012 by Maggie Darrow and drummer Luke Pruitt," "X, founded in 1901 by Y,"
+    frame("founded-participle", "{SUBJ:head} , founded|formed|established|set ~4 by " + DESCRIBED + " {NAME:founder}",
+          ("head", "P112", "founder"), lists=("founder",)),
+    frame("founded-participle-in", "{SUBJ:head} , founded|formed|established in {DATE:date}", ("head", "P571", "date")),
     # -- who leads it, said after a comma: "The Liberals, led by outgoing premier Paul Desrosiers"
     frame("led-by-participle", "{NAME:org} , [ which|who be ] {WORD:verb} by " + DESCRIBED + " [ {ROLE} ] {NAME:head}",
           ("head", "@verb", "org")),

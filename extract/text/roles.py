@@ -139,6 +139,22 @@ def _country_names() -> frozenset[str]:
     return frozenset(n.lower() for c in data["countries"] for n in [c["name"], *c["aliases"]])
 
 
+@functools.lru_cache(maxsize=1)
+def _demonyms() -> frozenset[str]:
+    data = json.loads(resources.files("extract").joinpath("data/gazetteer.v1.json").read_text("utf-8"))
+    return frozenset(d.lower() for c in data["countries"] for d in c["demonyms"])
+
+
+def _nationality_split(doc: Doc, ent: Span) -> list[Span] | None:
+    """"Ugandan Joshua Kiprotich": a nationality glued to a person's two or three words."""
+    rest = doc[ent.start + 1:ent.end]
+    if doc[ent.start].lower_ not in _demonyms() or not 2 <= len(rest) <= 3 \
+            or not all(t.is_title and t.is_alpha for t in rest) \
+            or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
+        return None
+    return [Span(doc, ent.start, ent.start + 1, label="NORP"), Span(doc, ent.start + 1, ent.end, label="NAME")]
+
+
 def _person_of_split(doc: Doc, ent: Span) -> list[Span] | None:
     """"Ana Kovač of Croatia", "Jane Grieve of Cardiff University": a person's two or three
     words, "of", and a country or an organisation, as two names; None for one name
@@ -248,7 +264,7 @@ def news_spans(doc: Doc) -> Doc:
             kept.append(ent)
         elif _all_role_words(doc, ent) and _head_at(doc, ent.end - 1, ent.end) > ent.end - 1:
             roles.append(Span(doc, ent.start, ent.end, label="ROLE"))  # "the Prime Minister"
-        elif (parts := _person_of_split(doc, ent)) is not None:
+        elif (parts := _person_of_split(doc, ent) or _nationality_split(doc, ent)) is not None:
             kept += parts
         elif (parts := _title_split(doc, ent)) is not None:
             kept += [p for p in parts if p.label_ == "NAME"]

@@ -116,3 +116,32 @@ def test_obituary_pronoun_and_death(extractor):
     assert ("P26", "Edna Pask", "Robert Pask") in got
     assert ("P570", "Robert Pask", "2011") in got
     assert ("P570", "Edna Pask", "2011") not in got and ("P26", "Mary Dunn", "Robert Pask") not in got
+
+
+def test_nationality_before_name(extractor):
+    got = facts(extractor, "Kenyan runner Ruth Kamau won. Ethiopia's Almaz Bekele was second. "
+                           "The men's race was won by Ugandan Moses Okello.")
+    assert {("P27", "Ruth Kamau", "Kenya"), ("P27", "Almaz Bekele", "Ethiopia"),
+            ("P27", "Moses Okello", "Uganda")} <= got
+    # a nationality before a firm says where the firm is from, not a citizenship
+    assert "P27" not in relations(extractor, "The German carmaker Voss Motoren Gruppe said profits fell.")
+
+
+def test_whose_role_name(extractor):
+    assert ("P169", "Tarnwell Libraries Trust", "Clara Hewes") in facts(
+        extractor, "It will be run by a charity, Tarnwell Libraries Trust, whose chief executive, Clara Hewes, said so.")
+    assert "P169" not in relations(extractor, "It will be run by Tarnwell Libraries Trust, whose volunteers said so.")
+
+
+def test_role_at_described_org(extractor):
+    assert ("P108", "Aine Dolan", "Dunmore Audit Group") in facts(
+        extractor, "Aine Dolan, a former partner at the accountancy firm Dunmore Audit Group, spoke.")
+    # a place after the described words is no employer
+    assert "P108" not in relations(extractor, "Aine Dolan, a former partner at the firm in Leeds, spoke.")
+
+
+def test_founded_participle(extractor):
+    got = facts(extractor, "The Whitford Gallery, founded in 1901 by the shipping magnate Angus Whitford, holds 900 works.")
+    assert ("P571", "Whitford Gallery", "1901") in got
+    assert ("P112", "Whitford Gallery", "Angus Whitford") in got
+    assert "P112" not in relations(extractor, "The Whitford Gallery, visited in 1901 by Angus Whitford, holds 900 works.")
