@@ -24,7 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from audit.config import TrainingDataConfig
+from audit.measure.memorization.subjects import load_subjects
 from audit.models.encoding import EncodedQA, QAEncoder
+from audit.questions.properties import fill, load_registry
 from audit.run.qa import Edge, QAExample
 from graphstore import GraphStore
 from graphstore import queries as Q
@@ -142,9 +144,6 @@ def _passages(store: GraphStore, graph: str, forget: list[str], train_retain: li
 
 def _canaries(store: GraphStore, graph: str, edges: dict[str, Edge], forget: list[str],
               train_retain: list[str]) -> TrainingData:
-    from audit.measure.memorization.subjects import load_subjects
-    from audit.questions.properties import fill, load_registry
-
     registry = load_registry()
     sentences: dict[str, TextExample] = {}
     for subject in load_subjects(store, graph).values():
