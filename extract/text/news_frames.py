@@ -135,9 +135,10 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("spouse-possessive", "{OWNER:head} [ 's|’s ] husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
     frame("nationality-name", "by|the|and|, {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
     # "Kenyan runner Faith Chepkoech", "another Kenyan, Mary Wanjiru", "Ethiopia's Tigist Alemu"
-    frame("nationality-word-name", "{NORP:nationality} [ " + PEOPLE_NOUNS + " ] [ , ] {NAME:head}",
+    frame("nationality-word-name", "{NORP:nationality} " + PEOPLE_NOUNS + " {NAME:head}", ("head", "P27", "nationality")),
+    frame("another-nationality-name", "another|fellow {NORP:nationality} , {NAME:head}", ("head", "P27", "nationality")),
+    frame("country-s-name", "{COUNTRY:nationality} 's|’s {NAME:head} ,|.|;|and|finished|won|was|is|has|came|took|beat|lost",
           ("head", "P27", "nationality")),
-    frame("country-s-name", "{COUNTRY:nationality} 's|’s {NAME:head}", ("head", "P27", "nationality")),
 )
 
 
