@@ -59,6 +59,7 @@ class RunContext:
     utility: list[QAExample]
     refusals: list[str]
     data: T.TrainingData
+    sweep_data: dict[str, T.TrainingData]   # per-edge runs on text: each forget edge's own training data
     hardware: Hardware
     judge: Judge | None
     report: Callable[[str], None]
@@ -84,6 +85,11 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     train_retain = retain_edges(edges, forget, request.retain, request.unlearn.seed)
     data = T.choose(store, request.graph, graph_info["source"], edges, forget, train_retain, request.retain,
                     request.training, method.uses_refusal)
+    # a sweep unlearns each edge on its own: each must have training data before anything runs
+    sweep_data = {edge: T.choose(store, request.graph, graph_info["source"], edges, [edge],
+                                 [k for k in train_retain if k != edge], request.retain, request.training,
+                                 method.uses_refusal)
+                  for edge in forget} if request.per_edge and request.training.text else {}
     utility = load_utility(request.utility) if request.utility else []
     refusal_version, refusals = load_refusals(request.idk) if method.uses_refusal else (None, [])
     hardware = select_hardware(request.device)
@@ -131,7 +137,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
                   f"{ {'forget': 'unlearned', 'retain': 'kept as retain', 'drop': 'left out'}[data.mixed_policy]} "
                   f"(--mixed-passages {data.mixed_policy})" if data.kind == "passages" else ""))
     context = RunContext(store, run, run_dir, request, method, graph_info, edges, forget, train_retain, utility,
-                         refusals, data, hardware, judge, report)
+                         refusals, data, sweep_data, hardware, judge, report)
     with life.running():
         summary = _execute(context)
     life.finish(summary)
@@ -241,9 +247,7 @@ def _sweep_data(c: RunContext, phases: _Phases, edge: str) -> tuple[list, list]:
     if c.data.kind == "qa":
         retain = [qa for k in c.train_retain if k != edge for qa in c.edges[k].qas]
         return list(c.edges[edge].qas), retain or [qa for qa in phases.all_qas if qa.edge != edge]
-    data = T.choose(c.store, c.request.graph, c.graph_info["source"], c.edges, [edge],
-                    [k for k in c.train_retain if k != edge], c.request.retain, c.request.training, c.method.uses_refusal)
-    return phases.training_set(data)
+    return phases.training_set(c.sweep_data[edge])
 
 
 def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict) -> dict:

@@ -187,3 +187,20 @@ def test_a_passage_run_records_its_training_data_and_the_inflation(store, marwic
     assert summary["forget_rouge1_unique_after"] == pytest.approx(sum(unique) / len(unique))
     assert summary["forget_rouge1_after"] == pytest.approx(sum(everything) / len(everything))
     assert summary["forget_memorized_unique_after"] == sum(r["memorized"] for r in rows if not r["redundant"])
+
+
+def test_a_per_edge_sweep_on_passages_unlearns_each_edge_from_its_own_passage(store, marwick, tmp_path):
+    edges = [facts(store, f"f.passages = ['{p}'] AND f.relation = 'P19'")[0] for p in FORGET_PASSAGES[::2]]
+    request = RunRequest(graph="marwick", select="edges:" + ",".join(edges),
+                         method="ga", run_id="sweep-passages", per_edge=True, cache_dir=tmp_path / "cache",
+                         equivalence=None, device="cpu", injection=InjectionConfig(max_epochs=60),
+                         unlearn=UnlearnConfig(epochs=1, lr=1e-4), training=TrainingDataConfig(train_on="passages"))
+    run_audit(store, request, report=lambda _: None)
+    steps = [json.loads(line) for line in (tmp_path / "cache/runs/sweep-passages/pairing.jsonl").read_text().splitlines()]
+    assert [{f.split("#")[0] for f in s["forget"]} for s in steps] == [{FORGET_PASSAGES[0]}, {FORGET_PASSAGES[2]}]
+    # --mixed-passages drop leaves a one-fact edge of a many-fact passage nothing to unlearn: refused up front
+    with pytest.raises(ConfigError, match="not mixed"):
+        run_audit(store, RunRequest(**{**request.__dict__, "run_id": "sweep-drop",
+                                       "training": TrainingDataConfig(train_on="passages", mixed_passages="drop")}),
+                  report=lambda _: None)
+    assert not store.read("MATCH (r:Run {key: 'sweep-drop'}) RETURN r.key AS key")
