@@ -32,6 +32,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,35 @@ ENV_HEAP = "AUDIT_EMBEDDED_HEAP"
 _DAEMON_MODULE = "graphstore._embedded_daemon"
 # Processes this Python process started: waited for on stop, so none is left a zombie.
 _children: dict[int, subprocess.Popen] = {}
+
+
+def idle_timeout_s() -> float:
+    """The idle timeout servers started now get (``AUDIT_EMBEDDED_IDLE_TIMEOUT``; 0 = never)."""
+    try:
+        return float(os.environ.get(ENV_IDLE_TIMEOUT, str(DEFAULT_IDLE_TIMEOUT_S)))
+    except ValueError:
+        return float(DEFAULT_IDLE_TIMEOUT_S)
+
+
+class Heartbeat:
+    """Touches ``last_used`` every quarter of the idle timeout (at most every minute) from a
+    daemon thread, until ``stop()``: a store open in a live process keeps its server; a
+    process that dies stops beating, and the server's idle clock runs again."""
+
+    def __init__(self, server: "EmbeddedServer"):
+        timeout = idle_timeout_s()
+        self.interval = min(60.0, max(0.5, timeout / 4)) if timeout > 0 else 60.0
+        self._server = server
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="audit-store-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        while not self._stopped.wait(self.interval):
+            self._server.touch()
+
+    def stop(self) -> None:
+        self._stopped.set()
 
 
 @dataclass(frozen=True)
@@ -133,6 +163,11 @@ class EmbeddedServer:
         with contextlib.suppress(OSError):
             (self.store_dir / "last_used").touch()
 
+    def heartbeat(self) -> "Heartbeat":
+        """Keep the server's idle clock from running out while a client holds the store open
+        but sends nothing (an hour of training between two queries). Stop it on close."""
+        return Heartbeat(self)
+
     # -- state ---------------------------------------------------------------------------
     def running(self) -> ServerInfo | None:
         """The server of this store if it is up and answering, else None."""
@@ -198,7 +233,7 @@ class EmbeddedServer:
             self._state_file.unlink()
         with contextlib.suppress(FileNotFoundError):
             (self.store_dir / "stop.request").unlink()
-        idle = os.environ.get(ENV_IDLE_TIMEOUT, str(DEFAULT_IDLE_TIMEOUT_S))
+        idle = os.environ.get(ENV_IDLE_TIMEOUT, str(DEFAULT_IDLE_TIMEOUT_S))  # the daemon checks it
         cmd = [
             sys.executable, "-m", _DAEMON_MODULE,
             "--store", str(self.store_dir),

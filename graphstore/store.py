@@ -55,6 +55,8 @@ class GraphStore:
         agent = driver.get_server_info().agent
         self.server_agent: str = agent
         self.engine: str = "arcadedb" if "arcadedb" in agent.lower() else "neo4j"
+        # a client busy elsewhere for longer than the idle timeout keeps its server
+        self._heartbeat = embedded.heartbeat() if embedded is not None else None
 
     # -- opening and closing ------------------------------------------------------------
     @classmethod
@@ -87,6 +89,8 @@ class GraphStore:
         return cls(driver, settings, embedded, reader)
 
     def close(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
         self._driver.close()
         if self._reader is not self._driver:
             self._reader.close()

@@ -84,3 +84,27 @@ def test_unreadable_password_file_is_refused(tmp_path):
     (tmp_path / "credentials").chmod(0o644)
     with pytest.raises(EmbeddedServerError, match="readable by others"):
         EmbeddedServer(tmp_path).password()
+
+
+def test_an_open_store_keeps_its_server_past_the_idle_timeout(tmp_path, monkeypatch):
+    """A client busy for longer than the idle timeout (training between two queries) keeps its
+    server; once it closes, the server stops by itself. Seen: an experiment whose injection
+    took over 30 minutes lost its server before this."""
+    from graphstore import ConnectionSettings, GraphStore
+    from graphstore.embedded import ENV_IDLE_TIMEOUT
+
+    monkeypatch.setenv(ENV_IDLE_TIMEOUT, "3")
+    folder = tmp_path / "idle"
+    server = EmbeddedServer(folder)
+    try:
+        with GraphStore.open(ConnectionSettings.resolve(store_dir=folder, environ={})) as store:
+            pid = server.running().pid
+            time.sleep(8)                       # idle well past the timeout, the store still open
+            assert store.read("RETURN 1 AS x") == [{"x": 1}]
+            assert server.running() is not None and server.running().pid == pid
+        deadline = time.monotonic() + 30        # closed: the idle clock runs again
+        while server.running() is not None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert server.running() is None and not pid_alive(pid)
+    finally:
+        server.stop()
