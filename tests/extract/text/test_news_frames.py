@@ -7,21 +7,12 @@ written by hand from what the sentence says.
 
 from __future__ import annotations
 
-import pytest
-
 from extract.text.coref import Mentions
 from extract.text.roles import role_category
+from frame_reading import sentence_facts as facts
 from extract.text.rules import RulesExtractor
 
 
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return RulesExtractor()
-
-
-def facts(extractor: RulesExtractor, text: str) -> set[tuple[str, str, str]]:
-    doc = extractor.nlp(text)
-    return {(t.relation, t.head, t.tail) for t in extractor.extract_sentences(doc, [(s, "p") for s in doc.sents])}
 
 
 def entities(extractor: RulesExtractor, text: str) -> list[tuple[str, str]]:

@@ -8,19 +8,10 @@ sentence it must read and one it must not.
 
 from __future__ import annotations
 
-import pytest
-
+from frame_reading import sentence_facts as facts
 from extract.text.rules import RulesExtractor
 
 
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return RulesExtractor()
-
-
-def facts(extractor: RulesExtractor, text: str) -> set[tuple[str, str, str]]:
-    doc = extractor.nlp(text)
-    return {(t.relation, t.head, t.tail) for t in extractor.extract_sentences(doc, [(s, "p") for s in doc.sents])}
 
 
 def relations(extractor: RulesExtractor, text: str) -> set[str]:

@@ -9,18 +9,8 @@ from __future__ import annotations
 import pytest
 
 from extract.text.frames import compile_pattern
-from extract.text.rules import RulesExtractor, class_phrase
-
-
-@pytest.fixture(scope="module")
-def extractor() -> RulesExtractor:
-    return RulesExtractor()
-
-
-def facts(extractor: RulesExtractor, text: str) -> set[tuple[str, str, str]]:
-    """(relation, head, tail) of every triple the extractor finds in ``text``."""
-    doc = extractor.nlp(text)
-    return {(t.relation, t.head, t.tail) for t in extractor.extract_sentences(doc, [(s, "p") for s in doc.sents])}
+from extract.text.rules import class_phrase
+from frame_reading import sentence_facts as facts
 
 
 # -- the pattern language --------------------------------------------------------------------
