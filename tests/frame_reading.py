@@ -1,8 +1,19 @@
-"""What the rules extractor reads out of a sentence: the helper of the frame tests."""
+"""What the rules extractor reads out of a sentence: the fixture and helper of the frame tests.
+
+A test module imports both: ``from frame_reading import extractor, sentence_facts as facts``
+(the fixture is found by pytest in the module that imports it)."""
 
 from __future__ import annotations
 
+import pytest
+
 from extract.text.rules import RulesExtractor
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    """The rules extractor, built once per test module (its pipeline takes a moment)."""
+    return RulesExtractor()
 
 
 def sentence_facts(extractor: RulesExtractor, text: str) -> set[tuple[str, str, str]]:

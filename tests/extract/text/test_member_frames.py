@@ -8,7 +8,7 @@ frame has a sentence it must read and one it must not.
 
 from __future__ import annotations
 
-from frame_reading import sentence_facts as facts
+from frame_reading import extractor, sentence_facts as facts  # noqa: F401  (extractor: a fixture)
 from extract.text.rules import RulesExtractor
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from extract.text.coref import Mentions
 from extract.text.roles import role_category
-from frame_reading import sentence_facts as facts
+from frame_reading import extractor, sentence_facts as facts  # noqa: F401  (extractor: a fixture)
 from extract.text.rules import RulesExtractor
 
 

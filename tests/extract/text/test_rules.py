@@ -10,7 +10,7 @@ import pytest
 
 from extract.text.frames import compile_pattern
 from extract.text.rules import class_phrase
-from frame_reading import sentence_facts as facts
+from frame_reading import extractor, sentence_facts as facts  # noqa: F401  (extractor: a fixture)
 
 
 # -- the pattern language --------------------------------------------------------------------
