@@ -189,7 +189,7 @@ def reading(leakage: RunLeakage, summary: dict) -> list[str]:
                          f"{facts_after} after")
         elif facts_before:
             lines.append(f"memorization (canary measure) did not fall: {facts_before} of {total} forget facts "
-                         f"memorized before, {facts_after} after. Unlearning trained on the facts' questions; the "
-                         "measure reads the sentences the model learned them from, which QA unlearning barely "
-                         "reaches (docs/wikidata.md)")
+                         f"memorized before, {facts_after} after. The measure reads sentences about the facts, "
+                         "which unlearning their questions barely reaches: --train-on canaries unlearns the "
+                         "sentences themselves (docs/wikidata.md)")
     return lines
