@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import collections
-import math
 import random
 import re
 import time
 from pathlib import Path
 
+from bench_extract import wilson   # the script beside this one (run from bench/ or the repo root)
 from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
 
 NEWS = Path(__file__).resolve().parents[1] / "tests/extract/text/data/news"
@@ -44,16 +44,6 @@ def build(name: str):
     corpus = extract_corpora(f"news-{name}", corpora, options)
     record = text_graph_record(corpus, "bench", str(NEWS))
     return record, len(corpora.documents), time.perf_counter() - start
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def report_yield() -> dict:

@@ -8,6 +8,7 @@ import click
 
 from extract.pistol.generate import iter_pistol, write_dataset
 from extract.pistol.topology import FAMILIES, build_topology, from_edge_list
+from extract.text.pairs import make_pair, read_abstracts, write_pair
 from extract.wikidata.generate import generate_people
 from extract.wikidata.write import FORMS, write_entities
 
@@ -115,8 +116,6 @@ def text_pair(abstracts, forget_docs, retain_docs, share, seed, output):
       audit generate text-pair --abstracts ../shared/data/rebel/sample.jsonl --share 0.3 -o out/rebel-pair
       audit build --forget out/rebel-pair/forget.jsonl --retain out/rebel-pair/retain.jsonl --graph rebel_pair
     """
-    from extract.text.pairs import make_pair, read_abstracts, write_pair
-
     pair = make_pair(read_abstracts(abstracts), forget_docs, retain_docs, share, seed)
     write_pair(pair, output)
     m = pair.manifest

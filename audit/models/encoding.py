@@ -7,6 +7,7 @@ end-of-sequence token) only: ``-100`` elsewhere, as Hugging Face losses expect.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -62,10 +63,12 @@ class QAEncoder:
     def encode_text(self, text: str) -> EncodedQA:
         """Plain text (a passage, a canary sentence), with no prompt format: every token is
         trained on. The beginning-of-sequence token, when the tokenizer adds one, is the prompt."""
-        bos = [self.tokenizer.bos_token_id] if self._adds_bos() else []
+        bos = [self.tokenizer.bos_token_id] if self._adds_bos else []
         return EncodedQA(bos, self.tokenizer(text, add_special_tokens=False)["input_ids"] + [self.eos_id])
 
+    @functools.cached_property
     def _adds_bos(self) -> bool:
+        """Whether the tokenizer starts a sequence with its beginning token (asked once)."""
         bos = self.tokenizer.bos_token_id
         return bos is not None and self.tokenizer("a", add_special_tokens=True)["input_ids"][:1] == [bos]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.measure import evaluate as E
-from audit.config import InjectionConfig, TrainingDataConfig, as_dict, parse_scratch
+from audit.config import InjectionConfig, as_dict, parse_scratch
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.run.qa import Edge
@@ -158,7 +158,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
     encoded = [encoder.encode(q.question, q.answer) for q in examples] if texts is None or texts.include_qa else []
     chunks = 0
     if texts is not None:
-        pieces = chunked(list(texts.items), encoder, texts.chunk_tokens or context_tokens(model, TrainingDataConfig()))
+        pieces = chunked(list(texts.items), encoder, context_tokens(model, texts.chunk_tokens))
         encoded += [encode(encoder, t) for t in pieces]
         chunks = len(pieces)
     steps_per_epoch = -(-len(encoded) // config.batch_size)

@@ -83,12 +83,11 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
             request.unlearn, lr=default_unlearn_lr(method.name, request.model)))
     forget = selection.edges
     train_retain = retain_edges(edges, forget, request.retain, request.unlearn.seed)
-    data = T.choose(store, request.graph, graph_info["source"], edges, forget, train_retain, request.retain,
-                    request.training, method.uses_refusal)
-    # a sweep unlearns each edge on its own: each must have training data before anything runs
-    sweep_data = {edge: T.choose(store, request.graph, graph_info["source"], edges, [edge],
-                                 [k for k in train_retain if k != edge], request.retain, request.training,
+    texts = T.TrainingTexts.load(store, request.graph, graph_info["source"], edges, request.training,
                                  method.uses_refusal)
+    data = texts.choose(forget, train_retain, request.retain)
+    # a sweep unlearns each edge on its own: each must have training data before anything runs
+    sweep_data = {edge: texts.choose([edge], [k for k in train_retain if k != edge], request.retain)
                   for edge in forget} if request.per_edge and request.training.text else {}
     utility = load_utility(request.utility) if request.utility else []
     refusal_version, refusals = load_refusals(request.idk) if method.uses_refusal else (None, [])
@@ -173,7 +172,7 @@ class _Phases:
         self.tokenizer = tokenizer
         self.encoder = QAEncoder(tokenizer)
         self.all_qas = [qa for edge in c.edges.values() for qa in edge.qas]
-        self.max_tokens = T.context_tokens(self.model, request.training)
+        self.max_tokens = T.context_tokens(self.model, request.training.chunk_tokens)
 
     def training_set(self, data: T.TrainingData) -> tuple[list[T.TrainItem], list[T.TrainItem]]:
         """The forget and retain sets of ``data``, texts cut to the context."""

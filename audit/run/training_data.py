@@ -72,11 +72,11 @@ def encode(encoder: QAEncoder, item: TrainItem) -> EncodedQA:
     return encoder.encode(item.question, item.answer)
 
 
-def context_tokens(model, config: TrainingDataConfig) -> int:
+def context_tokens(model, chunk_tokens: int | None) -> int:
     """The longest text trained on: ``--chunk-tokens``, else the model's context less the
     beginning and end tokens."""
-    if config.chunk_tokens is not None:
-        return config.chunk_tokens
+    if chunk_tokens is not None:
+        return chunk_tokens
     positions = getattr(model.config, "max_position_embeddings", None) or 2048
     return max(8, positions - 2)
 
@@ -93,57 +93,88 @@ def chunked(items: list[TrainItem], encoder: QAEncoder, max_tokens: int) -> list
     return out
 
 
+class TrainingTexts:
+    """What a run can train on, read from the graph once; ``choose`` picks the sets of one forget
+    set (a per-edge sweep calls it once per edge, with no further reads)."""
+
+    def __init__(self, graph: str, kind: str, edges: dict[str, Edge], config: TrainingDataConfig,
+                 texts: dict[str, TextExample] | None = None):
+        self.graph, self.kind, self.edges, self.config = graph, kind, edges, config
+        self.texts = texts or {}   # passages by passage key, or canary sentences by fact key
+
+    @classmethod
+    def load(cls, store: GraphStore, graph: str, source: str, edges: dict[str, Edge], config: TrainingDataConfig,
+             uses_refusal: bool) -> "TrainingTexts":
+        """Checks that ``config`` suits the graph and the method, and reads the texts it needs."""
+        config.check()
+        if config.train_on == "qa":
+            return cls(graph, "qa", edges, config)
+        needed = SOURCE_OF[config.train_on]
+        if source != needed:
+            raise ConfigError(f"--train-on {config.train_on} needs a graph built from {needed} sources; "
+                              f"graph {graph!r} was built from {source} data (use --train-on qa)")
+        if uses_refusal:
+            raise ConfigError(f"--train-on {config.train_on}: dpo pairs a refusal with a question, and texts have "
+                              "none; use --train-on qa, or another method")
+        if config.train_on == "passages":
+            return cls(graph, "passages", edges, config, _read_passages(store, graph))
+        return cls(graph, "canaries", edges, config, _canary_sentences(store, graph, edges))
+
+    def choose(self, forget: list[str], train_retain: list[str], retain_scope: str) -> TrainingData:
+        """The training data of a run that forgets ``forget`` and keeps ``train_retain``."""
+        edges = self.edges
+        if self.kind == "qa":
+            return TrainingData("qa", [qa for k in forget for qa in edges[k].qas],
+                                [qa for k in train_retain for qa in edges[k].qas])
+        if self.kind == "canaries":
+            texts = self.texts
+            return TrainingData("canaries", [texts[k] for k in forget], [texts[k] for k in train_retain],
+                                [texts[k] for k in edges])
+        return self._passages(forget, train_retain, retain_scope)
+
+    def _passages(self, forget: list[str], train_retain: list[str], retain_scope: str) -> TrainingData:
+        policy = self.config.mixed_passages
+        forget_set, keep = set(forget), set(train_retain)
+        forget_texts, retain_texts, mixed = [], [], []
+        for example in self.texts.values():
+            facts = set(example.facts)
+            if facts & forget_set:
+                if facts - forget_set:   # it also states a fact that is not being forgotten
+                    mixed.append(example.edge)
+                    if policy == "retain":
+                        retain_texts.append(example)
+                    if policy != "forget":
+                        continue
+                forget_texts.append(example)
+            elif retain_scope == "all" or facts & keep:
+                retain_texts.append(example)
+        if not forget_texts:
+            raise ConfigError(f"--train-on passages: no passage of graph {self.graph!r} states a forget fact"
+                              + (f" that is not mixed (--mixed-passages {policy} left out {len(mixed)})"
+                                 if mixed else ""))
+        return TrainingData("passages", forget_texts, retain_texts, list(self.texts.values()), mixed, policy)
+
+
 def choose(store: GraphStore, graph: str, source: str, edges: dict[str, Edge], forget: list[str],
            train_retain: list[str], retain_scope: str, config: TrainingDataConfig, uses_refusal: bool) -> TrainingData:
-    """The training data of a run that forgets ``forget`` and keeps ``train_retain``."""
-    config.check()
-    if config.train_on == "qa":
-        return TrainingData("qa", [qa for k in forget for qa in edges[k].qas],
-                            [qa for k in train_retain for qa in edges[k].qas])
-    needed = SOURCE_OF[config.train_on]
-    if source != needed:
-        raise ConfigError(f"--train-on {config.train_on} needs a graph built from {needed} sources; "
-                          f"graph {graph!r} was built from {source} data (use --train-on qa)")
-    if uses_refusal:
-        raise ConfigError(f"--train-on {config.train_on}: dpo pairs a refusal with a question, and texts have "
-                          "none; use --train-on qa, or another method")
-    if config.train_on == "passages":
-        return _passages(store, graph, forget, train_retain, retain_scope, config.mixed_passages)
-    return _canaries(store, graph, edges, forget, train_retain)
+    """One forget set's training data, read and chosen at once (``TrainingTexts`` to choose several)."""
+    return TrainingTexts.load(store, graph, source, edges, config, uses_refusal).choose(forget, train_retain,
+                                                                                       retain_scope)
 
 
-def _passages(store: GraphStore, graph: str, forget: list[str], train_retain: list[str], retain_scope: str,
-              policy: str) -> TrainingData:
+def _read_passages(store: GraphStore, graph: str) -> dict[str, TextExample]:
+    """Every passage of the graph, by key (sorted), with the facts it states."""
     passages = {r["key"]: r["text"] for r in store.read(Q.PASSAGES_OF_GRAPH, graph=graph)}
-    states: dict[str, set[str]] = {key: set() for key in passages}   # passage -> the facts it states
+    states: dict[str, set[str]] = {key: set() for key in passages}
     for row in store.read(Q.FACT_PASSAGES, graph=graph):
         for passage in row["passages"] or ():
             if passage in states:
                 states[passage].add(row["key"])
-    forget_set, keep = set(forget), set(train_retain)
-    forget_texts, retain_texts, mixed = [], [], []
-    for key in sorted(passages):
-        facts = states[key]
-        example = TextExample(key, 0, passages[key], tuple(sorted(facts)))
-        if facts & forget_set:
-            if facts - forget_set:   # it also states a fact that is not being forgotten
-                mixed.append(key)
-                if policy == "retain":
-                    retain_texts.append(example)
-                if policy != "forget":
-                    continue
-            forget_texts.append(example)
-        elif retain_scope == "all" or facts & keep:
-            retain_texts.append(example)
-    if not forget_texts:
-        raise ConfigError(f"--train-on passages: no passage of graph {graph!r} states a forget fact"
-                          + (f" that is not mixed (--mixed-passages {policy} left out {len(mixed)})" if mixed else ""))
-    inject = [TextExample(key, 0, passages[key], tuple(sorted(states[key]))) for key in sorted(passages)]
-    return TrainingData("passages", forget_texts, retain_texts, inject, mixed, policy)
+    return {key: TextExample(key, 0, passages[key], tuple(sorted(states[key]))) for key in sorted(passages)}
 
 
-def _canaries(store: GraphStore, graph: str, edges: dict[str, Edge], forget: list[str],
-              train_retain: list[str]) -> TrainingData:
+def _canary_sentences(store: GraphStore, graph: str, edges: dict[str, Edge]) -> dict[str, TextExample]:
+    """One sentence per fact, by fact key: the property's base template with the true value."""
     registry = load_registry()
     sentences: dict[str, TextExample] = {}
     for subject in load_subjects(store, graph).values():
@@ -156,5 +187,4 @@ def _canaries(store: GraphStore, graph: str, edges: dict[str, Edge], forget: lis
     if missing:
         raise ConfigError(f"--train-on canaries: {len(missing)} edge(s) of graph {graph!r} are not subject facts "
                           f"(e.g. {missing[0]})")
-    return TrainingData("canaries", [sentences[k] for k in forget], [sentences[k] for k in train_retain],
-                        [sentences[k] for k in edges])
+    return sentences

@@ -1,6 +1,6 @@
 """Frame patterns: the sentence shapes the ``rules`` extractor turns into facts.
 
-A sentence is rendered as one line of tokens (see ``rules.signature``): an entity becomes
+A sentence is rendered as one line of tokens (see ``extract.text.signature``): an entity becomes
 ``KIND#index`` (``NAME#4``, ``DATE#9``, ``COUNTRY#12``), a sentence-initial pronoun ``PRON#0``,
 and any other token ``lower|lemma`` (``was|be``, ``born|bear``). A frame pattern is written
 in a small language over those tokens and compiled to one regular expression with named

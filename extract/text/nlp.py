@@ -20,8 +20,6 @@ overrides it for countries, nationalities, occupations and dates.
 from __future__ import annotations
 
 import functools
-import json
-from importlib import resources
 
 import spacy
 from spacy.language import Language
@@ -30,6 +28,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from extract.text import roles  # noqa: F401  (registers the news_spans and line_breaks components)
+from extract.text.lexicons import country_aliases, demonym_countries, gazetteer  # noqa: F401  (read here too)
 from graphstore.errors import ConfigError
 
 # Labels our rules read. A trained pipeline's own name labels count as NAME.
@@ -93,25 +92,6 @@ ADMIN_NOUNS = frozenset({"district", "province", "county", "parish", "municipali
 TEAM_NOUNS = frozenset({"team", "side", "squad"})
 QUOTE_PAIRS = {'"': '"', "“": "”", "„": "“"}
 HYPHENS = frozenset({"-", "–"})
-
-
-@functools.lru_cache(maxsize=1)
-def gazetteer() -> dict:
-    return json.loads(resources.files("extract").joinpath("data/gazetteer.v1.json").read_text("utf-8"))
-
-
-@functools.lru_cache(maxsize=1)
-def demonym_countries() -> dict[str, str]:
-    """'German' -> 'Germany', 'American' -> 'United States'."""
-    return {d.lower(): c["name"] for c in gazetteer()["countries"] for d in c["demonyms"]}
-
-
-@functools.lru_cache(maxsize=1)
-def country_aliases() -> dict[str, str]:
-    """Every way of writing a country, lower-cased -> its canonical name."""
-    out = {c["name"].lower(): c["name"] for c in gazetteer()["countries"]}
-    out.update({a.lower(): c["name"] for c in gazetteer()["countries"] for a in c["aliases"]})
-    return out
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,22 +21,17 @@ relation a position gives (``news_frames.role_facts``).
 from __future__ import annotations
 
 import functools
-import json
 import re
-from importlib import resources
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
+from extract.text.lexicons import country_aliases, demonym_countries, news_lexicon
+
 _WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
 _NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?(bn|m|k)?$")
 MAX_MODIFIERS = 3
-
-
-@functools.lru_cache(maxsize=1)
-def news_lexicon() -> dict:
-    return json.loads(resources.files("extract").joinpath("data/news_lexicon.v1.json").read_text("utf-8"))
 
 
 def _words(phrase: str) -> tuple[str, ...]:
@@ -131,26 +126,12 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
     return None
 
 
-@functools.lru_cache(maxsize=1)
-def _country_names() -> frozenset[str]:
-    """Countries' names and aliases, lower-cased, read from the gazetteer here because ``nlp``
-    (which reads it for the pipeline) imports this module to register its components."""
-    data = json.loads(resources.files("extract").joinpath("data/gazetteer.v1.json").read_text("utf-8"))
-    return frozenset(n.lower() for c in data["countries"] for n in [c["name"], *c["aliases"]])
-
-
-@functools.lru_cache(maxsize=1)
-def _demonyms() -> frozenset[str]:
-    data = json.loads(resources.files("extract").joinpath("data/gazetteer.v1.json").read_text("utf-8"))
-    return frozenset(d.lower() for c in data["countries"] for d in c["demonyms"])
-
-
 def _nationality_split(doc: Doc, ent: Span) -> list[Span] | None:
     """"won by Ugandan Joshua Kiprotich": a nationality glued to a person's two or three words, after
     a word that a person's name follows ("a Dutch Golden Age painter" is no person)."""
     rest = doc[ent.start + 1:ent.end]
     before = doc[ent.start - 1].lower_ if ent.start > 0 else ""
-    if doc[ent.start].lower_ not in _demonyms() or not 2 <= len(rest) <= 3 \
+    if doc[ent.start].lower_ not in demonym_countries() or not 2 <= len(rest) <= 3 \
             or before not in ("by", "and", ",", "with", "beat", "beating", "to", "from", "against") \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
@@ -173,7 +154,7 @@ def _person_of_split(doc: Doc, ent: Span) -> list[Span] | None:
             or not all(t.is_title and t.is_alpha for t in before):
         return None
     after_words = {w.lower() for w in after.text.split()}
-    if after.text.lower() not in _country_names() and not after_words & (word_set("org_words") | word_set("team_words")):
+    if after.text.lower() not in country_aliases() and not after_words & (word_set("org_words") | word_set("team_words")):
         return None
     return [Span(doc, ent.start, of, label="NAME"), Span(doc, of + 1, ent.end, label="NAME")]
 

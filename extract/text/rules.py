@@ -17,7 +17,6 @@ sport. The class phrase after "is a" is read by ``class_phrase``.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 
 from spacy.tokens import Doc, Span
@@ -32,7 +31,7 @@ from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliase
 from extract.text.normalize import display_name
 from extract.text.org_frames import NAMED_ORGANISATIONS, ORG_FRAMES
 from extract.text.roles import word_set
-from extract.text.signature import signature, signature_parts, tail_types
+from extract.text.signature import signature_parts, tail_types
 from extract.text.units import Triple
 
 # Relations whose tail must be a country.

@@ -1,0 +1,37 @@
+"""The word lists the text pipeline reads: the gazetteer (countries, sports, ...) and the news
+lexicon (positions, parties, ...), each read once. A module of its own because both the pipeline
+(``nlp``) and the components it registers (``roles``) need them, and ``nlp`` imports ``roles``."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+
+
+def _data(name: str) -> dict:
+    return json.loads(resources.files("extract").joinpath(f"data/{name}").read_text("utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def gazetteer() -> dict:
+    return _data("gazetteer.v1.json")
+
+
+@functools.lru_cache(maxsize=1)
+def news_lexicon() -> dict:
+    return _data("news_lexicon.v1.json")
+
+
+@functools.lru_cache(maxsize=1)
+def demonym_countries() -> dict[str, str]:
+    """'German' -> 'Germany', 'American' -> 'United States'."""
+    return {d.lower(): c["name"] for c in gazetteer()["countries"] for d in c["demonyms"]}
+
+
+@functools.lru_cache(maxsize=1)
+def country_aliases() -> dict[str, str]:
+    """Every way of writing a country, lower-cased -> its canonical name."""
+    out = {c["name"].lower(): c["name"] for c in gazetteer()["countries"]}
+    out.update({a.lower(): c["name"] for c in gazetteer()["countries"] for a in c["aliases"]})
+    return out
