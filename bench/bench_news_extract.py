@@ -6,8 +6,9 @@
 
 The corpus is ``tests/extract/text/data/news/`` (its README says how it was written): a
 development set, read while the news frames were written; a first held-out set, since read
-while the second round of frames was written; and a second held-out set (``heldout2``), written
-before that round and never used to write or tune a rule. Each set is built the way ``audit build --forget FILE`` builds it
+while the second round of frames was written; and two held-out sets (``heldout2``, written
+before the second round, and ``heldout3``, written before the fourth), never used to write or
+tune a rule. Each set is built the way ``audit build --forget FILE`` builds it
 (``extract.text.graph``: passages, the rules extractor, short-mention resolution, names
 normalized, relations canonicalized, one fact per (head, relation, tail)), and the bench
 reports the graph's facts per article, the facts per relation, and the speed.
@@ -32,7 +33,7 @@ from bench_extract import wilson   # the script beside this one (run from bench/
 from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
 
 NEWS = Path(__file__).resolve().parents[1] / "tests/extract/text/data/news"
-SETS = ("dev", "heldout", "heldout2")
+SETS = ("dev", "heldout", "heldout2", "heldout3")
 _ROW = re.compile(r"^\| (\d+) \| (P\d+) [^|]*\|.*\| ([yn?]?) \|$")
 
 
