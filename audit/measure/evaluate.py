@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from audit.measure import membership as MI
 from audit.measure import metrics as M
 from audit.config import EVAL_BATCH_SIZE
 from audit.models.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
@@ -59,32 +60,68 @@ def generate_answers(model, encoder: QAEncoder, prompts: list[list[int]], max_ne
     return answers
 
 
-@torch.no_grad()
-def score_answers(model, encoder: QAEncoder, encoded: list, batch_size: int,
-                  progress: str | None = None) -> list[dict[str, float]]:
-    """Teacher-forced measures per QA pair: every registered metric of the answer tokens' ranks
-    or log-probabilities (MRR, top-100 hit, exact memorization, extraction strength, answer
-    probability; see docs/metrics.md)."""
-    ranked, by_logprob = M.metrics_for("ranks"), M.metrics_for("logprobs")
+def _teacher_forced(model, encoder: QAEncoder, encoded: list, batch_size: int, progress: str | None):
+    """Yield ``(index, logits [n, V] float32, targets [n])`` for every QA pair: the logits at the
+    positions that predict its answer tokens (the end-of-sequence token excluded), one forward
+    pass per batch of similar lengths."""
     device = next(model.parameters()).device
     order = _order_by_length([len(e.prompt_ids) + len(e.answer_ids) for e in encoded])
-    results: list[dict[str, float]] = [{} for _ in encoded]
     with Progress(progress, total=len(encoded), unit="QA pairs") as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             batch = {k: v.to(device) for k, v in collate_train([encoded[i] for i in rows], encoder.pad_id).items()}
-            logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+            with torch.no_grad():
+                logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
             # Position t predicts token t+1.
-            logits, labels = logits[:, :-1].float(), batch["labels"][:, 1:]
+            logits, labels = logits[:, :-1], batch["labels"][:, 1:]
             for b, row in enumerate(rows):
                 mask = (labels[b] != IGNORE) & (labels[b] != encoder.eos_id)
-                targets = labels[b][mask]
-                row_logits = logits[b][mask]
-                ranks = M.token_ranks(row_logits, targets)
-                logprobs = torch.log_softmax(row_logits, -1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-                results[row] = {**{m.name: m.compute(ranks) for m in ranked},
-                                **{m.name: m.compute(logprobs) for m in by_logprob}}
+                # float32 for the answer positions only: a batch's full-width copy is never made.
+                yield row, logits[b][mask].float(), labels[b][mask]
             bar.update(len(rows))
+
+
+def _membership_values(encoder: QAEncoder, logits: torch.Tensor, targets: torch.Tensor) -> tuple[dict, torch.Tensor]:
+    """Every membership metric of one QA pair, and its answer tokens' log-probabilities. The
+    zlib attack's text is the answer the scored tokens spell (the prompt format's leading space
+    stripped)."""
+    text = encoder.tokenizer.decode(targets.tolist(), skip_special_tokens=True).strip()
+    stats = MI.token_stats(logits, targets, text)
+    return {m.name: m.compute(stats) for m in M.metrics_for("membership")}, stats.logprobs
+
+
+@torch.no_grad()
+def score_answers(model, encoder: QAEncoder, encoded: list, batch_size: int,
+                  progress: str | None = None, *, membership: bool = False) -> list[dict[str, float]]:
+    """Teacher-forced measures per QA pair: every registered metric of the answer tokens' ranks
+    or log-probabilities (MRR, top-100 hit, exact memorization, extraction strength, answer
+    probability; see docs/metrics.md). With ``membership``, the membership-inference scores too
+    (``audit.measure.membership``: LOSS, zlib, Min-K%, Min-K%++), from the same forward pass."""
+    ranked, by_logprob = M.metrics_for("ranks"), M.metrics_for("logprobs")
+    results: list[dict[str, float]] = [{} for _ in encoded]
+    for row, logits, targets in _teacher_forced(model, encoder, encoded, batch_size, progress):
+        ranks = M.token_ranks(logits, targets)
+        if membership:
+            inferred, logprobs = _membership_values(encoder, logits, targets)
+        else:
+            inferred = {}
+            logprobs = torch.log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+        results[row] = {**{m.name: m.compute(ranks) for m in ranked},
+                        **{m.name: m.compute(logprobs) for m in by_logprob}, **inferred}
+    return results
+
+
+@torch.no_grad()
+def membership_scores(model, encoder: QAEncoder, examples: list[QAExample], batch_size: int,
+                      progress: str | None = None) -> list[dict[str, float]]:
+    """The membership-inference scores (every metric of input ``membership``) of each example's
+    answer given its question, teacher-forced, in input order; no generation. ``model`` is put
+    in eval mode and left there."""
+    model.eval()
+    encoded = [encoder.encode(e.question, e.answer) for e in examples]
+    results: list[dict[str, float]] = [{} for _ in encoded]
+    for row, logits, targets in _teacher_forced(model, encoder, encoded, batch_size, progress):
+        results[row] = _membership_values(encoder, logits, targets)[0]
     return results
 
 

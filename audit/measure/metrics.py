@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the per-QA functions take tensors, but this module must imp
     import torch    # torch: `audit edges` and the other commands that need no model use its table
 
 
-INPUTS = ("answer", "ranks", "logprobs", "judge", "sets")
+INPUTS = ("answer", "ranks", "logprobs", "judge", "sets", "membership")
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,9 @@ class Metric:
     ``input`` says what ``compute`` takes: ``answer`` (generated text, ground truth), ``ranks``
     (1-based ranks of the answer tokens, teacher-forced), ``logprobs`` (their log-probabilities),
     ``judge`` (an equivalence judge and (generated, ground truth) pairs: one value per pair),
-    ``sets`` (the forget and retained set means: a run-level score).
+    ``sets`` (the forget and retained set means: a run-level score), ``membership`` (the answer
+    tokens' statistics, ``audit.measure.membership.TokenStats``: a membership-inference score,
+    higher = more likely seen in training; not one of ``QA_MEASURES``).
     """
     name: str
     description: str
