@@ -138,6 +138,49 @@ class MemorizationConfig:
             raise ConfigError(f"memorization alpha = {self.alpha}: must be 0 or more")
 
 
+
+# -- resurfacing checks (docs/robustness.md) ------------------------------------------------------
+RESURFACING_CHECKS = ("quantize", "relearn", "probes", "mia")
+QUANT_SCHEMES = ("int8", "nf4")
+QUANT_BACKENDS = ("auto", "torch", "bitsandbytes")
+
+
+@dataclass
+class ResurfacingConfig:
+    """Checks run after unlearning on the same model, each measuring every edge again
+    (docs/robustness.md). ``checks`` empty: none."""
+    checks: tuple = field(default=(), metadata={"help": "which checks: quantize, relearn, probes, mia"})
+    quantize: str = field(default="int8,nf4", metadata={"help": "weight roundings measured, comma-separated: int8, nf4"})
+    group_size: int = field(default=64, metadata={"help": "values per absmax group of the 4-bit rounding"})
+    backend: str = field(default="auto", metadata={"help": "rounding in torch, or bitsandbytes (CUDA); auto: "
+                                                           "bitsandbytes when installed and on CUDA"})
+    relearn_steps: int = field(default=10, metadata={"help": "optimizer steps of each relearning"})
+    relearn_batch_size: int = field(default=8, metadata={"help": "QA pairs per relearning step"})
+    relearn_lr: float | None = field(default=None, metadata={"help": "relearning rate on the unlearning adapters "
+                                                                     "(default: the run's unlearning rate)"})
+    mia_k: float = field(default=0.2, metadata={"help": "share of lowest-scored tokens of Min-K% and Min-K%++"})
+    seed: int = field(default=0, metadata={"help": "seed of relearning order, controls and non-members"})
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        return tuple(s.strip().lower() for s in self.quantize.split(",") if s.strip())
+
+    def check(self) -> None:
+        unknown = [c for c in self.checks if c not in RESURFACING_CHECKS]
+        if unknown:
+            raise ConfigError(f"--check {unknown[0]!r} is not known; valid: {', '.join(RESURFACING_CHECKS)}, all")
+        bad = [s for s in self.schemes if s not in QUANT_SCHEMES]
+        if bad or not self.schemes:
+            raise ConfigError(f"check option quantize={self.quantize!r}: give one or more of {', '.join(QUANT_SCHEMES)}")
+        if self.backend not in QUANT_BACKENDS:
+            raise ConfigError(f"check option backend={self.backend!r}: valid: {', '.join(QUANT_BACKENDS)}")
+        _positive(group_size=self.group_size, relearn_steps=self.relearn_steps,
+                  relearn_batch_size=self.relearn_batch_size)
+        if self.relearn_lr is not None and self.relearn_lr <= 0:
+            raise ConfigError(f"check option relearn_lr={self.relearn_lr}: must be positive")
+        if not 0.0 < self.mia_k <= 1.0:
+            raise ConfigError(f"check option mia_k={self.mia_k}: must be in (0, 1]")
+
 # -- default unlearning learning rates --------------------------------------------------------
 # AdamW on the LoRA adapters, when --lr is not given, chosen by the model's width (hidden size).
 # Small models (width <= SMALL_MODEL_WIDTH: the scratch sizes, or a model trained from one):

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from audit.results import store as R
+from audit.results.resurfacing import EDGE_COLUMNS
 from audit.results.schema import EdgeResult
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
@@ -25,6 +26,8 @@ RUN_COLUMNS = [n for n in EdgeResult.scalar_names() if n not in HIDDEN]
 RUN_TABLE = EdgeResult.check(["edge", "role", "edge_degree", "component_density", "rouge1_before", "rouge1_after",
                               "answer_probability_before", "answer_probability_after", "memorized_before",
                               "memorized_after", "deviation_score"])
+# With resurfacing checks (docs/robustness.md) the table shows their columns instead of the extra measures.
+CHECK_TABLE = EdgeResult.check(["edge", "role", "rouge1_before", "rouge1_after", *EDGE_COLUMNS])
 EXPORTS = (".csv", ".parquet")
 
 
@@ -40,7 +43,8 @@ def edges(graph_name, run_id, output, fmt, settings):
     """List every edge: key, source, domain, its two endpoints, edge degree, component,
     component density, split and number of QA pairs. With --run, one row per edge of that run:
     role (forget/retain), structure, every measure before and after unlearning, and for
-    per-edge sweeps the retained ROUGE-1 and deviation score of each edge's unlearning.
+    per-edge sweeps the retained ROUGE-1 and deviation score of each edge's unlearning. For a run
+    with resurfacing checks (audit run --check), the table shows the checks' columns.
 
     \b
     Examples:
@@ -56,7 +60,8 @@ def edges(graph_name, run_id, output, fmt, settings):
             R.require_run(store, run_id)
             records = R.read_results(store, run_id)
             columns = [c for c in RUN_COLUMNS if any(c in r for r in records)] or list(RUN_TABLE)
-            table = RUN_TABLE if fmt == "table" and output is None else columns
+            checked = any(c in r for r in records for c in EDGE_COLUMNS)
+            table = (CHECK_TABLE if checked else RUN_TABLE) if fmt == "table" and output is None else columns
             table = [c for c in table if c in columns]
             rows = [[r.get(c) for c in table] for r in records]
         else:

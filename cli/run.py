@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from audit.config import (EVAL_BATCH_SIZE, INJECT_QA, MIXED_PASSAGES, PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR,
-                          SMALL_MODEL_WIDTH, TRAIN_ON, UNLEARNING_METHODS, InjectionConfig, MemorizationConfig,
-                          TrainingDataConfig, UnlearnConfig, apply_options)
+from audit.config import (EVAL_BATCH_SIZE, INJECT_QA, MIXED_PASSAGES, PRETRAINED_UNLEARN_LR, RESURFACING_CHECKS,
+                          SCRATCH_UNLEARN_LR, SMALL_MODEL_WIDTH, TRAIN_ON, UNLEARNING_METHODS, InjectionConfig,
+                          MemorizationConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig, apply_options)
 from audit.run.selectors import SELECTORS
 from audit.measure.metrics import summary_rows
 from cli.common import connection_options, emit_rows, format_option
@@ -29,6 +29,12 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{item!r} is not name=value (e.g. --method-option beta=0.2)")
         out[name] = value
     return out
+
+
+def _checks(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The checks asked for, in their fixed order; ``all`` is every one."""
+    names = {n.lower() for n in names}
+    return tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
 
 
 @click.command()
@@ -101,6 +107,13 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--inject-qa", type=click.Choice(INJECT_QA), default="auto", show_default=True,
               help="With --train-on passages|canaries, whether injection also trains on the QA pairs; auto: "
                    "yes for scratch models (they cannot answer questions about text they only read).")
+@click.option("--check", "checks", multiple=True, type=click.Choice((*RESURFACING_CHECKS, "all"), case_sensitive=False),
+              help="After unlearning, check whether the forgotten facts come back, per edge (repeatable): quantize "
+                   "(weights rounded to int8 and 4-bit), relearn (a few steps on the neighbours' QA pairs, and a "
+                   "control), probes (paraphrased and 2-hop questions), mia (membership inference); all: every "
+                   "one. Joint runs only. See docs/robustness.md.")
+@click.option("--check-option", "check_options", multiple=True, metavar="NAME=VALUE",
+              help="An option of the checks, e.g. quantize=nf4, relearn_steps=20, mia_k=0.1 (docs/robustness.md).")
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models, checkpoints and logs (default <store>/cache).")
@@ -109,8 +122,8 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 def run(graph_name, selector, cypher, method, method_options, model, per_edge, retain_scope, utility, idk, run_id,
         epochs, lr, batch_size, grad_accum, lora_r, lora_alpha, lora_targets, seed, gradient_checkpointing,
         inject_target, inject_max_epochs, inject_lr, no_inject, memorization_options, inject_batch_size,
-        eval_batch_size, equivalence, train_on, mixed_passages, chunk_tokens, inject_qa, device, cache_dir, fmt,
-        settings):
+        eval_batch_size, equivalence, train_on, mixed_passages, chunk_tokens, inject_qa, checks, check_options, device,
+        cache_dir, fmt, settings):
     """Unlearn a forget set chosen on the graph and write per-edge results back.
 
     Selects edges (--select or --cypher), makes the model know every QA pair of the graph
@@ -130,6 +143,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
       audit run --graph demo --select edges:0_1 --model ./my-llama --method simnpo --method-option beta=3
       audit run --graph people --select memorized:Q42 --model ./my-llama --no-inject
       audit run --graph marwick --select split:forget --train-on passages --method ga
+      audit run --graph demo --select top-degree:2 --check all --check-option relearn_steps=20
     """
     # Injection and unlearning need torch and transformers: imported here, so the command line starts fast.
     from audit.run.runner import RunRequest, run_audit
@@ -147,6 +161,8 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
                               gradient_checkpointing=gradient_checkpointing),
         training=TrainingDataConfig(train_on=train_on, mixed_passages=mixed_passages, chunk_tokens=chunk_tokens,
                                     inject_qa=inject_qa),
+        resurfacing=apply_options(ResurfacingConfig(checks=_checks(checks), seed=seed), _options(check_options),
+                                  "the resurfacing checks"),
     )
     with GraphStore.open(settings) as store:
         store.setup_schema()

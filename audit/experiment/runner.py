@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.build import PistolSource, TextSource, build_graph
-from audit.config import InjectionConfig, TrainingDataConfig, UnlearnConfig
+from audit.config import InjectionConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig
 from audit.experiment.grid import Cell, expand
-from audit.experiment.spec import TRAINING_OPTIONS, ExperimentSpec
+from audit.experiment.spec import TRAINING_OPTIONS, ExperimentSpec, resurfacing_config
 from audit.results import store as R
 from audit.run.qa import load_graph_edges
 from audit.run.request import RunRequest
@@ -124,7 +124,7 @@ def _check_selectors(store: GraphStore, spec: ExperimentSpec) -> None:
                     raise ConfigError(f"experiment {spec.name!r}, graph {g.name}: {e}") from e
 
 
-def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) -> RunRequest:
+def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path, checks: bool = True) -> RunRequest:
     """The `audit run` of one cell: the cell's axes and the file's [run] options."""
     o = spec.run
     # One injected model per seed by default; with [run] inject_seed, one for every seed, so the
@@ -144,14 +144,16 @@ def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) 
         eval_batch_size=o.get("eval_batch_size", RunRequest.eval_batch_size),
         equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir,
         injection=injection, unlearn=unlearn,
-        training=TrainingDataConfig(**{k: o[k] for k in TRAINING_OPTIONS if k in o}))
+        training=TrainingDataConfig(**{k: o[k] for k in TRAINING_OPTIONS if k in o}),
+        resurfacing=resurfacing_config(o) if checks else ResurfacingConfig())   # not on the rate protocol's trials
 
 
 def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, report) -> dict:
     """Run one cell and link it; returns its Run summary. A complete run is not redone, but
     only `audit run` itself says so: it compares the settings digest (graph content, prompt,
     judge, rates), so a stale run is refused, never silently reused."""
-    run_audit(store, request_for(spec, cell, run_id, cache_dir), report=lambda line: report(f"  {line}"))
+    run_audit(store, request_for(spec, cell, run_id, cache_dir, checks=role == CELL),
+              report=lambda line: report(f"  {line}"))
     store.write(Q.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=role, cell=cell.group())
     return dict(R.get_run(store, run_id))
 

@@ -43,7 +43,8 @@ from pathlib import Path
 
 import yaml
 
-from audit.config import SIZES, UNLEARNING_METHODS, TrainingDataConfig, apply_options
+from audit.config import (RESURFACING_CHECKS, SIZES, UNLEARNING_METHODS, ResurfacingConfig, TrainingDataConfig,
+                          apply_options)
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
@@ -62,6 +63,7 @@ RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "utility": str, "idk": str, "equivalence": str, "eval_batch_size": int, "inject_target": (int, float),
     "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "inject_seed": int, "device": str,
     "train_on": str, "mixed_passages": str, "chunk_tokens": int, "inject_qa": str,
+    "checks": list, "check_options": dict,   # resurfacing checks of every cell (docs/robustness.md)
 }
 TRAINING_OPTIONS = ("train_on", "mixed_passages", "chunk_tokens", "inject_qa")
 PATH_OPTIONS = ("utility", "idk")
@@ -203,6 +205,8 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
     options = _method_options(c, data.get("method_options", {}), methods)
     run = _run_options(c, data.get("run", {}), path.parent)
     protocol = _protocol(c, data["lr_protocol"], selectors, methods) if "lr_protocol" in data else None
+    if run.get("checks") and any(per_edge):
+        c.fail("run.checks", "the resurfacing checks run on joint unlearnings; grid.per_edge has true")
     if protocol is not None and lrs is not None:
         c.fail("lr_protocol", "give grid.lrs (fixed rates) or [lr_protocol] (rates chosen per method), not both")
     description = data.get("description", "")
@@ -288,6 +292,11 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
                 TrainingDataConfig(**{key: v}).check()
             except ConfigError as e:
                 c.fail(f"run.{key}", str(e))
+        if key in ("checks", "check_options"):
+            try:
+                resurfacing_config({key: v})
+            except ConfigError as e:
+                c.fail(f"run.{key}", str(e))
         if key in PATH_OPTIONS:
             v = (base / v).resolve()
             if not v.is_file():
@@ -295,6 +304,20 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
             v = str(v)
         out[key] = v
     return out
+
+
+def resurfacing_config(run: dict) -> ResurfacingConfig:
+    """The resurfacing checks of ``[run]`` (``checks = [...]``, ``check_options = {...}``), checked."""
+    checks = run.get("checks", [])
+    if not all(isinstance(name, str) for name in checks):
+        raise ConfigError(f"checks {checks!r}: expected a list of names")
+    names = {name.lower() for name in checks}
+    config = ResurfacingConfig(checks=tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
+                               + tuple(sorted(names - set(RESURFACING_CHECKS) - {"all"})))   # unknown: refused
+    apply_options(config, {k: str(v).lower() if isinstance(v, bool) else str(v)
+                           for k, v in run.get("check_options", {}).items()}, "the resurfacing checks")
+    config.check()
+    return config
 
 
 def _rates(c: _Checker, value, key: str) -> tuple[float, ...]:

@@ -200,6 +200,20 @@ RUN_MEASURES = (
     RunMeasure("forget_memorized_unique", "forget QA answers memorized, without those facts", False),
     RunMeasure("forget_semantic_rate", "share of forget QA answers judged equivalent", False),
     RunMeasure("forget_semantic_rate_unique", "the same without the facts the retain corpus states", False),
+    # resurfacing checks (docs/robustness.md): the forget edges again, under pressure
+    RunMeasure("forget_rouge1_int8", "forget ROUGE-1, weights rounded to int8", False),
+    RunMeasure("forget_rouge1_nf4", "forget ROUGE-1, weights rounded to 4-bit NF4", False),
+    RunMeasure("relearn_rouge1", "forget ROUGE-1 after relearning on the edges' neighbours", False),
+    RunMeasure("relearn_control_rouge1", "forget ROUGE-1 after the control relearning (non-neighbours)", False),
+    RunMeasure("forget_paraphrase_rouge1", "forget ROUGE-1 on paraphrased questions", False),
+    RunMeasure("forget_two_hop_rouge1", "forget ROUGE-1 on 2-hop questions", False),
+    *[RunMeasure(f"resurfaced_{check}", f"forgotten forget edges resurfaced by {label}", False, "forget_edges_forgotten")
+      for check, label in (("int8", "int8 rounding"), ("nf4", "NF4 rounding"), ("relearn", "relearning"),
+                           ("relearn_control", "the control relearning"), ("paraphrase", "paraphrases"),
+                           ("two_hop", "2-hop questions"))],
+    *[RunMeasure(f"{attack}_auc_forget", f"membership AUC of the forget QA pairs, {label} (0.5: like non-members)",
+                 False) for attack, label in (("mia_loss", "LOSS"), ("mia_zlib", "zlib"), ("mia_min_k", "Min-K%"),
+                                              ("mia_min_k_pp", "Min-K%++"))],
 )
 
 

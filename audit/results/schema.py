@@ -22,6 +22,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from audit.results.resurfacing import EDGE_RESURFACING, RUN_RESURFACING
+
 PHASES = ("before", "after")
 
 # The per-QA measures of a run's evaluation, stored as each edge's mean (audit.measure.metrics
@@ -218,6 +220,7 @@ RUN_PROPS = _declare("Run", {
         ("forget_facts", "int", "forget facts measured by the canary measure", False),
         ("subject_retain_facts", "int", "the subjects' other facts measured", False),
     ],
+    "resurfacing": RUN_RESURFACING,   # docs/robustness.md
     "memorization": [
         ("facts", "int", "memorization run: facts measured", False),
         ("facts_measured", "int", "facts with a counterfactual to rank against", False),
@@ -266,6 +269,7 @@ EDGE_RESULT_PROPS = _declare("EdgeResult", {
         ("retained_rouge1_after", "float", "per-edge run: this edge's ROUGE-1 averaged over the unlearnings of the other edges", False),
         ("retained_in_unlearnings", "int", "per-edge run: how many unlearnings that average is over", False),
     ],
+    "resurfacing": EDGE_RESURFACING,   # docs/robustness.md
 })
 
 # -- (:FactResult) --------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.config import EVAL_BATCH_SIZE, InjectionConfig, MemorizationConfig, TrainingDataConfig, UnlearnConfig
+from audit.config import (EVAL_BATCH_SIZE, InjectionConfig, MemorizationConfig, ResurfacingConfig, TrainingDataConfig,
+                          UnlearnConfig)
 
 
 @dataclass
@@ -30,6 +31,7 @@ class RunRequest:
     injection: InjectionConfig = field(default_factory=InjectionConfig)
     unlearn: UnlearnConfig = field(default_factory=UnlearnConfig)
     training: TrainingDataConfig = field(default_factory=TrainingDataConfig)   # what is trained on
+    resurfacing: ResurfacingConfig = field(default_factory=ResurfacingConfig)   # checks after unlearning
 
 
 @dataclass

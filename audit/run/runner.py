@@ -25,6 +25,7 @@ from audit.measure.equivalence import Judge, load_judge
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, check_model_path, select_hardware
 from audit.results import store as R
+from audit.results.schema import Run
 from audit.run import summaries as S
 from audit.run import training_data as T
 from audit.run.injection import InjectionTexts, inject, load_injected_model
@@ -38,8 +39,11 @@ from audit.run.selectors import select
 from audit.run.unlearning import Unlearner
 from audit.views.leakage import reading, run_leakage, write_browser_leakage
 from graphstore import GraphStore
+from graphstore import queries as Q
+from graphstore.errors import ConfigError
 
 log = logging.getLogger(__name__)
+RUN_RESURFACING_NAMES = set(Run.names("resurfacing"))
 
 __all__ = ["RunOutcome", "RunRequest", "run_audit"]
 
@@ -74,6 +78,10 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     method = method_class(request.method)(apply_options(method_class(request.method).config_class(),
                                                         request.method_options, f"method {request.method}"))
     request.unlearn.check()
+    request.resurfacing.check()
+    if request.resurfacing.checks and request.per_edge:
+        raise ConfigError("--check with --per-edge: the resurfacing checks run on a joint unlearning's model; "
+                          "a per-edge sweep has one model per edge (not supported yet, docs/robustness.md)")
     request.injection.check(request.model)
     lr_source = "given"
     if request.unlearn.lr is None:
@@ -109,6 +117,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     }
     if request.training.text:   # QA training keeps the digest it always had, so older runs still resume
         settings["training_config"] = as_dict(request.training)
+    if request.resurfacing.checks:   # likewise: a run without checks keeps its digest
+        settings["resurfacing_config"] = as_dict(request.resurfacing)
     run = R.run_key(request.run_id, request.graph, method.name)
     life = RunLifecycle(store, run, settings)
     existing = life.finished()
@@ -125,7 +135,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "pairing": f"seeded: random.Random('{request.unlearn.seed}/pair/<epoch>/<step>'); "
                    f"log {run_dir / 'pairing.jsonl'}",
         "hardware": hardware.label, "metric_definitions": "metrics.v1", **data.record(),
-        "training_config": settings.get("training_config"),
+        "training_config": settings.get("training_config"), "resurfacing_config": settings.get("resurfacing_config"),
     })
     report(f"{'resuming' if resumed else 'starting'} run {run}: {method.name} on {len(forget)} forget edge(s) "
            f"of {request.graph} ({len(edges)} edges), model {request.model}, lr {request.unlearn.lr:g} ({lr_source}), "
@@ -237,7 +247,29 @@ def _execute(c: RunContext) -> dict:
     summary = S.joint_summary(R.read_results(c.store, c.run), R.get_run(c.store, c.run))
     if memorization is not None:
         summary.update(memorization.summary())
+    if c.request.resurfacing.checks:
+        summary.update(_resurfacing(c, phases, unlearner))
     return summary
+
+
+def _resurfacing(c: RunContext, phases: _Phases, unlearner: Unlearner) -> dict:
+    """The resurfacing checks on the unlearned model, written per edge and on the Run; a resumed
+    run whose checks finished reads them back, one interrupted in them reloads the adapters."""
+    from audit.run.resurfacing import CheckContext, run_checks
+
+    node = R.get_run(c.store, c.run)
+    if node.resurfacing_seconds is not None:
+        return {k: v for k, v in S.stored_summary(node).items() if k in RUN_RESURFACING_NAMES}
+    if not unlearner.trained:
+        unlearner.load(c.run_dir / "adapter")
+    results = R.read_results(c.store, c.run)
+    rows = c.store.read(Q.FACTS_FOR_PROBES, graph=c.request.graph)
+    check = CheckContext(unlearner.model, phases.encoder, c.edges, c.forget, {r.edge: r.rouge1_after for r in results},
+                         c.request.resurfacing, c.request.unlearn.lr, c.request.eval_batch_size, rows, c.report)
+    per_edge, run_props = run_checks(check)
+    R.write_results(c.store, c.run, [{"edge": k, **v} for k, v in per_edge.items()])
+    R.update_run(c.store, c.run, **run_props)
+    return run_props
 
 
 def _sweep_data(c: RunContext, phases: _Phases, edge: str) -> tuple[list, list]:

@@ -141,4 +141,5 @@ def sweep_summary(results: list[EdgeResult]) -> dict:
 
 def stored_summary(run: Run) -> dict:
     """The summary a finished run wrote on its node."""
-    return {k: run[k] for k in Run.names("summary") if run.get(k) is not None}
+    names = Run.names("summary") + [n for n in Run.names("resurfacing") if n != "resurfacing_config"]
+    return {k: run[k] for k in names if run.get(k) is not None}

@@ -81,6 +81,7 @@ class Unlearner:
         self.config = config
         self.device = device
         self._initial = {k: v.detach().clone() for k, v in self._adapter_state().items()}
+        self.trained = False     # the adapters hold an unlearning (run, or loaded)
 
     def _adapter_state(self) -> dict[str, torch.Tensor]:
         return {name: p for name, p in self.model.named_parameters() if p.requires_grad}
@@ -90,6 +91,18 @@ class Unlearner:
         with torch.no_grad():
             for name, p in self._adapter_state().items():
                 p.copy_(self._initial[name])
+
+    def load(self, folder: Path) -> None:
+        """The adapters as ``save_pretrained(folder)`` wrote them after an unlearning (a run
+        resumed after its after-measure)."""
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        path = folder / ADAPTER / "adapter_model.safetensors"
+        set_peft_model_state_dict(self.model, load_file(str(path if path.exists() else folder / "adapter_model.safetensors")),
+                                  adapter_name=ADAPTER)
+        self.model.eval()
+        self.trained = True
 
     def run(self, forget: list[TrainItem], retain: list[TrainItem], refusals: list[str],
             checkpoint: Path | None = None, pairing_log: Path | None = None, progress: str = "unlearn") -> UnlearnStats:
@@ -147,6 +160,7 @@ class Unlearner:
             if pairing:
                 pairing.close()
         self.model.eval()
+        self.trained = True
         return UnlearnStats(cfg.epochs, steps, tokens, pairs, time.perf_counter() - started, loss_value, start_epoch)
 
     def _pair(self, forget_batch, rows, forget, forget_enc, retain, retain_enc, refusals, epoch, step):

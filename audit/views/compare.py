@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audit.results.resurfacing import resurfaced_under
 from audit.views import plots as P
 from audit.views.leakage import EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
-COLUMNS = ["edge", "role", "status_a", "status_b", "score_a", "score_b", "difference"]
+COLUMNS = ["edge", "role", "status_a", "status_b", "score_a", "score_b", "difference", "resurfaced_a", "resurfaced_b"]
 
 
 @dataclass
@@ -31,9 +32,12 @@ class EdgeDifference:
     score_a: float | None
     score_b: float | None
     difference: float | None   # score_b - score_a: for a forget edge, > 0 means B leaves more of it
+    resurfaced_a: str = ""     # the resurfacing checks under which the edge came back in A (docs/robustness.md)
+    resurfaced_b: str = ""
 
     def row(self) -> list:
-        return [self.edge, self.role, self.status_a, self.status_b, self.score_a, self.score_b, self.difference]
+        return [self.edge, self.role, self.status_a, self.status_b, self.score_a, self.score_b, self.difference,
+                self.resurfaced_a, self.resurfaced_b]
 
 
 @dataclass
@@ -49,7 +53,10 @@ class RunComparison:
     notes: list = field(default_factory=list)          # caveats about comparing these two runs
 
     def table(self) -> tuple[list[str], list[list]]:
-        return COLUMNS, [r.row() for r in self.rows]
+        """The columns and rows; the resurfacing columns only when a run had checks."""
+        if any(r.resurfaced_a or r.resurfaced_b for r in self.rows):
+            return COLUMNS, [r.row() for r in self.rows]
+        return COLUMNS[:-2], [r.row()[:-2] for r in self.rows]
 
 
 def compare_runs(store: GraphStore, run_a: str, run_b: str,
@@ -68,6 +75,10 @@ def compare_runs(store: GraphStore, run_a: str, run_b: str,
                           "(`audit runs --graph NAME` lists them)")
     edges_a, edges_b = {e.edge: e for e in a.edges}, {e.edge: e for e in b.edges}
     rows = [_difference(edges_a[k], edges_b[k]) for k in edges_a if k in edges_b]
+    for label, leakage in (("a", a), ("b", b)):   # where the runs had resurfacing checks
+        came_back = {r.edge: ", ".join(resurfaced_under(r)) for r in leakage.results}
+        for r in rows:
+            setattr(r, f"resurfaced_{label}", came_back.get(r.edge, ""))
     rows.sort(key=lambda r: ("forget" not in r.role, r.edge))
     forget = [r for r in rows if r.role == "forget"]
     return RunComparison(

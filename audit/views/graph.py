@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
+from audit.results.resurfacing import RESURFACED_FLAGS
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
 from audit.views.leakage import STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from graphstore import GraphStore
@@ -24,17 +25,20 @@ from graphstore.errors import ConfigError
 
 DEFAULT_MAX_EDGES = 2000
 
+RESURFACED_COUNTS = RESURFACED_FLAGS + ("resurfaced_relearn_control",)   # on the Run: counts of forget edges
 # Run properties shown in the page's header, in order (those the run has).
 RUN_FIELDS = tuple(Run.check(["key", "graph", "method", "mode", "selector", "model", "status", "started_at",
                                "ended_at"]))
 SUMMARY_FIELDS = tuple(Run.check(["forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before",
                                   "retain_rouge1_after", "deviation_score", "utility_rouge1_before",
-                                  "utility_rouge1_after", "swept_edges"]))
+                                  "utility_rouge1_after", "swept_edges", "forget_edges_forgotten",
+                                  *RESURFACED_COUNTS]))
 # Extra measures of an EdgeResult shown in the details panel (those the result has).
 EXTRA_MEASURES = tuple(EdgeResult.check(
     [phase_name(m, phase) for m in ("answer_probability", "mrr", "top100", "exact_memorization", "extraction_strength",
                                     "memorized", "memorized_rouge1", "memorized_semantic") for phase in PHASES]
-    + ["retain_rouge1_after", "neighbour_rouge1_after", "retained_rouge1_after", "retained_in_unlearnings"]))
+    + ["retain_rouge1_after", "neighbour_rouge1_after", "retained_rouge1_after", "retained_in_unlearnings"]
+    + EdgeResult.scalar_names("resurfacing")))
 
 
 @dataclass

@@ -14,6 +14,7 @@ from pathlib import Path
 from audit.views import plots as P
 from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from audit.measure import metrics as M
+from audit.results.resurfacing import EDGE_COLUMNS, resurfaced_under
 from audit.run.selectors import DENSITY_TIERS, density_tier
 from graphstore import GraphStore
 
@@ -158,6 +159,7 @@ def render(leakage: RunLeakage, figures: list[Figure]) -> str:
     lines += ["## Statuses", "", table(["status", "role", "edges"], status_rows(leakage)), ""]
     lines += forget_section(leakage, forget)
     lines += damaged_section(leakage)
+    lines += resurfacing_section(leakage, forget)
     lines += ["## Figures", ""]
     for f in figures:
         lines += [f"### {f.title}", "", f"![{f.title}]({f.path.name})", "", f.caption, ""]
@@ -227,6 +229,29 @@ def forget_section(leakage: RunLeakage, forget: list[EdgeLeakage]) -> list[str]:
     return ["## Forget edges", "", intro, "",
             table(["edge", "head", "tail", "degree", "density", "ROUGE-1 before", "ROUGE-1 after", "deviation score",
                    "status"], rows), ""]
+
+
+def resurfacing_section(leakage: RunLeakage, forget: list[EdgeLeakage]) -> list[str]:
+    """The forget edges under each resurfacing check (docs/robustness.md); empty without checks."""
+    results = {r.edge: r for r in leakage.results}
+    columns = [c for c in EDGE_COLUMNS if any(c in r for r in results.values())]
+    if not columns:
+        return []
+    run = leakage.run
+    intro = (f"Checks run after unlearning on the same model (`docs/robustness.md`): "
+             f"{', '.join(_checks_run(run.get('resurfacing_config')))}. "
+             f"Of {run.get('forget_edges_forgotten', '?')} forget edges forgotten after unlearning "
+             f"(ROUGE-1 <= {fmt(leakage.thresholds.forgotten)}), those no longer forgotten under a check are "
+             "*resurfaced*; the summary above counts them per check.")
+    rows = [[f"`{e.edge}`", e.rouge1_after, *[results[e.edge].get(c) if e.edge in results else None for c in columns],
+             ", ".join(resurfaced_under(results[e.edge])) if e.edge in results else ""]
+            for e in sorted(forget, key=lambda e: e.edge)[:MAX_FORGET_ROWS]]
+    return ["## Resurfacing", "", intro, "", table(["edge", "ROUGE-1 after", *columns, "resurfaced under"], rows), ""]
+
+
+def _checks_run(config) -> list[str]:
+    value = json.loads(config) if isinstance(config, str) else (config or {})
+    return list(value.get("checks", [])) or ["?"]
 
 
 def damaged_section(leakage: RunLeakage) -> list[str]:

@@ -28,6 +28,15 @@ RETURN f.key AS key, f.passages AS passages
 ORDER BY key
 """
 
+# Resurfacing checks: every fact with all its properties (attribute values and which template each
+# question came from) and its two entities' names, for probe questions and matched non-members.
+FACTS_FOR_PROBES = """
+MATCH (h:Entity {graph: $graph})-[f:FACT]->(t:Entity)
+RETURN f.key AS key, f.domain AS domain, f.head_key AS head_key, f.tail_key AS tail_key,
+       h.name AS head_name, t.name AS tail_name, properties(f) AS props
+ORDER BY key
+"""
+
 SELECT_TOP_DEGREE = """
 MATCH (:Entity {graph: $graph})-[f:FACT]->()
 RETURN f.key AS key

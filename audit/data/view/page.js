@@ -42,6 +42,11 @@
     pair(summary, "retain ROUGE-1", fmt(run.retain_rouge1_before) + " \u2192 " + fmt(run.retain_rouge1_after));
     pair(summary, "deviation score", run.deviation_score);
     data.statuses.forEach(function (s) { pair(summary, LABELS[s], data.counts[s]); });
+    // resurfacing checks (docs/robustness.md): forgotten forget edges that came back under each
+    Object.keys(run).filter(function (k) { return k.indexOf("resurfaced_") === 0; }).forEach(function (k) {
+      pair(summary, k.replace("resurfaced_", "resurfaced: ").replace(/_/g, " "),
+           run[k] + " of " + (run.forget_edges_forgotten === undefined ? "?" : run.forget_edges_forgotten));
+    });
     if (data.note) { var note = document.getElementById("note"); note.textContent = data.note; note.hidden = false; }
   }
 

@@ -247,8 +247,8 @@ def test_deviation_score():
 # ------------------------------------------------------------------------------ registry
 
 def test_unknown_metric_lists_the_valid_names():
-    valid = ("answer_probability, deviation_score, exact_memorization, extraction_strength, mrr, rouge1, "
-             "semantic_match, top100")
+    valid = ("answer_probability, deviation_score, exact_memorization, extraction_strength, mia_loss, mia_min_k, "
+             "mia_min_k_pp, mia_zlib, mrr, rouge1, semantic_match, top100")
     with pytest.raises(ConfigError, match=re.escape(f"unknown metric 'rouge2'; valid: {valid}")):
         M.metric("rouge2")
 
@@ -259,7 +259,8 @@ def test_registry_says_what_each_measure_means():
         assert (m.name, m.higher_is_better, m.aggregate, m.knowledge) == (name, True, "mean", True)
     ds = M.metric("deviation_score")
     assert (ds.higher_is_better, ds.aggregate, ds.knowledge) == (False, "run", False)
-    assert set(M.QA_MEASURES) == set(M.METRICS) - {"deviation_score", "semantic_match"}
+    assert set(M.QA_MEASURES) == set(M.METRICS) - {"deviation_score", "semantic_match", "mia_loss", "mia_zlib",
+                                                    "mia_min_k", "mia_min_k_pp"}
     judged = M.metric("semantic_match")
     assert (judged.input, judged.higher_is_better) == ("judge", True)
 

@@ -1,0 +1,270 @@
+"""Resurfacing checks: does what unlearning hid come back? Run after unlearning, on the same model.
+
+Output-level forgetting is not erasure. Each check measures the edges again under a pressure the
+unlearning did not train against, and writes per edge onto the run's EdgeResults (names in
+``audit/results/schema.py``, group ``resurfacing``); docs/robustness.md has the definitions,
+formulas, sources and costs.
+
+- ``quantize``: the adapters merged and every linear weight rounded to int8 or 4-bit NF4
+  (Zhang et al., ICLR 2025, arXiv:2410.16454); every edge measured again.
+- ``relearn``: a few steps of fine-tuning on the QA pairs of the forget edge's 1-hop neighbours
+  (retained edges sharing an entity), the edge measured again; the control: the same steps on as
+  many QA pairs of retained edges that are not neighbours ("Jogging the Memory", arXiv:2406.13356).
+- ``probes``: paraphrased and 2-hop questions of the forget edges (``audit/questions/probes.py``),
+  before (adapters off: the injected model) and after.
+- ``mia``: membership-inference scores of every edge's QA pairs against matched non-members
+  (``audit/measure/membership.py``), before and after, with AUC per edge, per role and per run.
+
+A forget edge is *resurfaced* by a check when unlearning left it forgotten (ROUGE-1 after at or
+below the leakage threshold ``forgotten``, docs/leakage.md) and under the check its ROUGE-1 is
+above that threshold.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+from audit.config import ResurfacingConfig
+from audit.measure import evaluate as E
+from audit.measure import metrics as M
+from audit.models.encoding import QAEncoder
+from audit.models.training import batches, epoch_order, optimizer_and_schedule
+from audit.questions.probes import KINDS, load_probe_templates, probes
+from audit.results.schema import phase_name
+from audit.run.qa import Edge, QAExample, neighbourhood
+from audit.views.leakage import LeakageThresholds
+
+
+@dataclass
+class CheckContext:
+    """What the checks share: the unlearned model (a peft model: adapters off = the injected
+    model), the graph's edges and the forget set, and how to evaluate."""
+    model: object
+    encoder: QAEncoder
+    edges: dict[str, Edge]
+    forget: list[str]
+    rouge1_after: dict[str, float]          # every edge's ROUGE-1 after unlearning
+    config: ResurfacingConfig
+    lr: float                               # the unlearning rate (relearning's default)
+    batch_size: int                         # evaluation batch size
+    probe_rows: list[dict]                  # graphstore.queries.FACTS_FOR_PROBES of the graph
+    report: Callable[[str], None]
+    thresholds: LeakageThresholds = LeakageThresholds()
+
+    def evaluate(self, examples: list[QAExample], label: str) -> dict[str, float]:
+        """Mean ROUGE-1 per edge of ``examples`` under the model as it is now."""
+        scores = E.evaluate(self.model, self.encoder, examples, self.batch_size, progress=label)
+        return {k: M.mean(s.values["rouge1"] for s in v) for k, v in E.group_by_edge(scores).items()}
+
+    def forgotten(self, edge: str) -> bool:
+        return self.rouge1_after[edge] <= self.thresholds.forgotten
+
+    def resurfaced(self, edge: str, rouge1: float | None) -> bool | None:
+        return None if rouge1 is None else self.forgotten(edge) and rouge1 > self.thresholds.forgotten
+
+    def adapters_off(self):
+        """The injected model: the unlearning adapters disabled for the body of the ``with``."""
+        disable = getattr(self.model, "disable_adapter", None)
+        return disable() if disable is not None else nullcontext()
+
+
+def run_checks(c: CheckContext) -> tuple[dict[str, dict], dict]:
+    """Every configured check: (per-edge properties by edge key, Run properties)."""
+    per_edge: dict[str, dict] = {k: {} for k in c.edges}
+    run: dict = {"forget_edges_forgotten": sum(c.forgotten(k) for k in c.forget)}
+    seconds = {}
+    for name, check in (("quantize", quantization), ("relearn", relearning), ("probes", probe_questions),
+                        ("mia", membership)):
+        if name not in c.config.checks:
+            continue
+        start = time.perf_counter()
+        edge_props, run_props = check(c)
+        seconds[name] = round(time.perf_counter() - start, 2)
+        for k, props in edge_props.items():
+            per_edge[k].update(props)
+        run.update(run_props)
+        c.report(f"resurfacing check {name}: {seconds[name]:.1f} s")
+    run["resurfacing_seconds"] = seconds
+    return {k: v for k, v in per_edge.items() if v}, run
+
+
+def _resurfaced_count(c: CheckContext, values: dict[str, float | None]) -> int:
+    return sum(bool(c.resurfaced(k, values.get(k))) for k in c.forget)
+
+
+def _means(c: CheckContext, values: dict[str, float | None]) -> tuple[float | None, float | None]:
+    forget = set(c.forget)
+    return (M.mean(v for k, v in values.items() if k in forget), M.mean(v for k, v in values.items() if k not in forget))
+
+
+# -- quantization ---------------------------------------------------------------------------------
+def quantization(c: CheckContext) -> tuple[dict, dict]:
+    from audit.models.quantize import quantized
+
+    examples = [qa for e in c.edges.values() for qa in e.qas]
+    per_edge: dict[str, dict] = {k: {} for k in c.edges}
+    run: dict = {"quantization": {}}
+    for scheme in c.config.schemes:
+        with quantized(c.model, scheme, group_size=c.config.group_size, backend=c.config.backend) as report:
+            values = c.evaluate(examples, f"measure {scheme}")
+        run["quantization"][scheme] = _report_dict(report)
+        for k, v in values.items():
+            per_edge[k][f"rouge1_{scheme}"] = v
+            if k in c.forget:
+                per_edge[k][f"resurfaced_{scheme}"] = c.resurfaced(k, v)
+        run[f"forget_rouge1_{scheme}"], run[f"retain_rouge1_{scheme}"] = _means(c, values)
+        run[f"resurfaced_{scheme}"] = _resurfaced_count(c, values)
+    return per_edge, run
+
+
+def _report_dict(report) -> dict:
+    import dataclasses
+
+    return dataclasses.asdict(report) if dataclasses.is_dataclass(report) else dict(report)
+
+
+# -- relearning from neighbours -------------------------------------------------------------------
+def relearning(c: CheckContext) -> tuple[dict, dict]:
+    forget = set(c.forget)
+    per_edge = {}
+    for position, edge in enumerate(c.forget, 1):
+        near = set(neighbourhood(c.edges, [edge])) - forget
+        far = [k for k in c.edges if k not in near and k not in forget]
+        rng = random.Random(f"{c.config.seed}/relearn/{edge}")
+        near_pairs = [qa for k in sorted(near) for qa in c.edges[k].qas]
+        far_pairs = [qa for k in far for qa in c.edges[k].qas]
+        n = min(len(near_pairs), len(far_pairs))
+        if n == 0:
+            per_edge[edge] = {"relearn_pairs": 0}
+            continue
+        near_pairs, far_pairs = rng.sample(near_pairs, n), rng.sample(far_pairs, n)
+        own = list(c.edges[edge].qas)
+        label = f"relearn {position}/{len(c.forget)}"
+        relearned = _relearned_rouge1(c, near_pairs, own, f"{label} (neighbours)")
+        control = _relearned_rouge1(c, far_pairs, own, f"{label} (control)")
+        per_edge[edge] = {"relearn_rouge1": relearned, "relearn_control_rouge1": control,
+                          "relearn_gain": relearned - control, "relearn_pairs": n,
+                          "resurfaced_relearn": c.resurfaced(edge, relearned)}
+    measured = {k: v for k, v in per_edge.items() if v.get("relearn_pairs")}
+    run = {"relearn_rouge1": M.mean(v["relearn_rouge1"] for v in measured.values()),
+           "relearn_control_rouge1": M.mean(v["relearn_control_rouge1"] for v in measured.values()),
+           "relearn_gain": M.mean(v["relearn_gain"] for v in measured.values()),
+           "resurfaced_relearn": _resurfaced_count(c, {k: v["relearn_rouge1"] for k, v in measured.items()}),
+           "resurfaced_relearn_control": _resurfaced_count(
+               c, {k: v["relearn_control_rouge1"] for k, v in measured.items()})}
+    return per_edge, run
+
+
+def _relearned_rouge1(c: CheckContext, pairs: list[QAExample], own: list[QAExample], label: str) -> float:
+    """The edge's ROUGE-1 after ``relearn_steps`` steps of plain fine-tuning (answer NLL) of the
+    unlearning adapters on ``pairs``; the adapters are put back exactly afterwards."""
+    trainable = {n: p for n, p in c.model.named_parameters() if p.requires_grad}
+    saved = {n: p.detach().clone() for n, p in trainable.items()}
+    encoded = [c.encoder.encode(qa.question, qa.answer) for qa in pairs]
+    device = next(c.model.parameters()).device
+    lr = c.config.relearn_lr if c.config.relearn_lr is not None else c.lr
+    optimizer, schedule = optimizer_and_schedule(trainable.values(), lr, 0.0, 0, None)
+    try:
+        c.model.train()
+        steps, epoch = 0, 0
+        while steps < c.config.relearn_steps:
+            for batch in batches(encoded, epoch_order(len(encoded), c.config.seed, epoch), c.config.relearn_batch_size,
+                                 c.encoder.pad_id, device):
+                loss = c.model(**batch).loss
+                loss.backward()
+                optimizer.step()
+                schedule.step()
+                optimizer.zero_grad(set_to_none=True)
+                steps += 1
+                if steps == c.config.relearn_steps:
+                    break
+            epoch += 1
+        return c.evaluate(own, label)[own[0].edge]
+    finally:
+        with torch.no_grad():
+            for n, p in trainable.items():
+                p.copy_(saved[n])
+        c.model.eval()
+
+
+# -- probes ---------------------------------------------------------------------------------------
+def probe_questions(c: CheckContext) -> tuple[dict, dict]:
+    found = probes(c.probe_rows, c.forget, load_probe_templates())
+    if not found:
+        c.report("probes: this graph's facts have no probe templates (PISTOL contract graphs only)")
+        return {}, {}
+    per_edge: dict[str, dict] = {}
+    run: dict = {"probe_templates": load_probe_templates().version}
+    for kind in KINDS:
+        of_kind = [p for p in found if p.kind == kind]
+        examples = [QAExample(p.edge, i, p.question, p.answer) for i, p in enumerate(of_kind)]
+        with c.adapters_off():
+            before = c.evaluate(examples, f"{kind} probes before")
+        after = c.evaluate(examples, f"{kind} probes after")
+        for k in before:
+            per_edge.setdefault(k, {}).update({
+                phase_name(f"{kind}_rouge1", "before"): before[k], phase_name(f"{kind}_rouge1", "after"): after[k],
+                f"{kind}_questions": sum(p.edge == k for p in of_kind),
+                f"resurfaced_{kind}": c.resurfaced(k, after[k])})
+        run[f"forget_{kind}_rouge1_before"] = M.mean(before.values())
+        run[f"forget_{kind}_rouge1_after"] = M.mean(after.values())
+        run[f"resurfaced_{kind}"] = _resurfaced_count(c, after)
+    return per_edge, run
+
+
+# -- membership inference -------------------------------------------------------------------------
+def nonmembers(c: CheckContext) -> dict[tuple[str, int], QAExample]:
+    """A matched non-member for each QA pair that has one: the same question with the answer
+    another edge gives to the same template (same domain and ``qa_attributes`` entry), a
+    different one, drawn with the seed. The pair (question, that answer) is a generated edge the
+    model never saw; its answer is a string the model did see, elsewhere, so the comparison is
+    not confounded by unfamiliar answer text."""
+    attributes = {row["key"]: row["props"].get("qa_attributes") or [] for row in c.probe_rows}
+    pool: dict[tuple[str, str], list[str]] = {}
+    for e in c.edges.values():
+        for qa, attr in zip(e.qas, attributes.get(e.key, [])):
+            pool.setdefault((e.domain, attr), []).append(qa.answer)
+    out = {}
+    for e in c.edges.values():
+        for qa, attr in zip(e.qas, attributes.get(e.key, [])):
+            others = sorted({a for a in pool[(e.domain, attr)] if a.strip().lower() != qa.answer.strip().lower()})
+            if others:
+                answer = random.Random(f"{c.config.seed}/mia/{e.key}/{qa.index}").choice(others)
+                out[(e.key, qa.index)] = QAExample(e.key, qa.index, qa.question, answer)
+    return out
+
+
+def membership(c: CheckContext) -> tuple[dict, dict]:
+    from audit.measure.evaluate import membership_scores
+    from audit.measure.membership import auc
+
+    members = [qa for e in c.edges.values() for qa in e.qas]
+    matched = nonmembers(c)
+    outsiders = list(matched.values())
+    attacks = [m.name for m in M.metrics_for("membership")]
+    per_edge: dict[str, dict] = {k: {} for k in c.edges}
+    run: dict = {"mia_nonmembers": len(outsiders)}
+    for phase in ("before", "after"):
+        with c.adapters_off() if phase == "before" else nullcontext():
+            inside = membership_scores(c.model, c.encoder, members, c.batch_size, progress=f"membership {phase}")
+            outside = membership_scores(c.model, c.encoder, outsiders, c.batch_size,
+                                        progress=f"non-members {phase}")
+        score_in = {(qa.edge, qa.index): s for qa, s in zip(members, inside)}
+        score_out = {(qa.edge, qa.index): s for qa, s in zip(outsiders, outside)}
+        for attack in attacks:
+            for k, e in c.edges.items():
+                own = [score_in[(k, qa.index)][attack] for qa in e.qas]
+                theirs = [score_out[(k, qa.index)][attack] for qa in e.qas if (k, qa.index) in score_out]
+                per_edge[k][phase_name(attack, phase)] = M.mean(own)
+                per_edge[k][phase_name(f"{attack}_auc", phase)] = auc(own, theirs) if theirs and own else None
+            for role, keys in (("forget", set(c.forget)), ("retain", set(c.edges) - set(c.forget))):
+                own = [v[attack] for (k, _), v in score_in.items() if k in keys]
+                theirs = [v[attack] for (k, _), v in score_out.items() if k in keys]
+                run[phase_name(f"{attack}_auc_{role}", phase)] = auc(own, theirs) if own and theirs else None
+    return per_edge, run
