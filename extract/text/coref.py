@@ -372,8 +372,8 @@ def _evidence(doc: Doc, i: int) -> collections.Counter:
         if nxt2 is not None and nxt2.ent_type_ == "QUANTITY" and nxt2.text.isdigit() and int(nxt2.text) < 120 \
                 and nxt3 is not None and nxt3.text in (",", ")"):
             votes["person"] += 5
-        elif nxt2 is not None and nxt2.lower_ == "who":
-            votes["person"] += 3
+        elif nxt2 is not None and nxt2.lower_ == "who" and not (prev is not None and prev.lower_ in LOCATIVE | {"of"}):
+            votes["person"] += 3  # not "X, 29, of Walsall, who ...": the "who" is X's
         else:
             for k in range(i + 2, min(i + 7, len(doc))):
                 if doc[k].ent_type_ in ("ROLE", "OCCUPATION"):

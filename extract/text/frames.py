@@ -50,6 +50,7 @@ KINDS = {
     "ROLE": ("ROLE",),                  # a position: "chief executive", "Prime Minister"
     "POSITION": ("ROLE", "OCCUPATION"),  # a position or an occupation: "the novelist X"
     "QUANTITY": ("QUANTITY",),          # an amount: "£14.6bn", "6,000"
+    "WORK": ("WORK_OF_ART",),           # a title in quotes: "Cotton Street"
     "OWNER": NAMES + ("PRON", "POSS"),  # a name, or a pronoun for one: "its director", "the company's"
     "WORD": None,                       # one plain (non-entity) token, captured as text
     "CLASS": None,                      # a run of plain tokens and CLASS_ENTITIES

@@ -11,7 +11,11 @@ person). ``@role`` facts are made by ``news_frames.role_facts``.
   Road, Harrogate", "Tom Price, 31, from Leeds", and "she lives in Brixton";
 - place of birth (``P19``) from "the Nigerian-born forward Daniel Okafor";
 - employer and occupation from "worked as an engineer at Google", "was a product manager at
-  the software company Intuit".
+  the software company Intuit";
+- place of birth from "A native of Atlanta, X"; residence from "X, a property developer from
+  Denver,"; occupation from "trained as a teacher", "X, a 49-year-old former nurse," and "X,
+  who has died aged 91, was a physicist"; employer from "taught art history at the University
+  of Glasgow".
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ KIN_RELATIONS = {"son": "P40", "daughter": "P40", "child": "P40", "father": "P22
                  "widower": "P26"}
 # Words after a residence that end the noun phrase: "X, 58, of Harrogate, was jailed".
 RESIDENCE_END = ",|.|;|was|were|is|are|has|had|who|and|said|told|admitted|denied|pleaded|appeared"
+# An age before a position: "a 49-year-old former nurse".
+AGED = "{QUANTITY} - year - old"
 
 
 def _kin_frame(noun: str) -> Frame:
@@ -37,6 +43,21 @@ KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS
           ("head", "P551", "place")),
     frame("lives-in", "{SUBJ:head} [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
           ("head", "P551", "place")),
+    frame("described-from", "{NAME:head} , [ {QUANTITY} , ] a|an +3 [ {POSITION} ] from {PLACE:place} "
+          + RESIDENCE_END, ("head", "P551", "place")),
+    frame("native-of", "{NAME:head} , [ who be ] a native of {PLACE:place}", ("head", "P19", "place")),
+    frame("is-native-of", "{SUBJ:head} ~4 be a native of {PLACE:place}", ("head", "P19", "place")),
+    frame("native-of-fronted", "^ a native of {PLACE:place} [ , {PLACE} ] , *6 {NAME:head}", ("head", "P19", "place")),
+    frame("trained-as", "{SUBJ:head} [ , who ] ~4 work|worked|train|trained|qualify|qualified|practise|practised|"
+          "practice|practiced as a|an ~2 {OCCUPATION:occupation}", ("head", "P106", "occupation")),
+    frame("aged-apposition", "{NAME:head} , a|an|the " + AGED + " " + STATUS + " [ {NORP:nationality} ] ~1 {POSITION:role}",
+          ("head", "@role", "role"), ("head", "P27", "nationality")),
+    frame("occupation-after-aside", "{NAME:head} , who|which ~10 , be a|an|the ~2 [ {NORP:nationality} ] ~2 "
+          "{OCCUPATION:occupation}", ("head", "P106", "occupation"), ("head", "P27", "nationality")),
+    frame("taught-at", "{SUBJ:head} [ , who ] *4 teach|taught|lecture|lectured *4 at [ the ] {NAME:school}",
+          ("head", "P108", "school"), lists=("school",)),
+    frame("and-taught-at", "{SUBJ:head} ~12 and [ later|then|also ] teach|taught|lecture|lectured *4 at [ the ] {NAME:school}",
+          ("head", "P108", "school"), lists=("school",)),
     frame("born-adjective", "{PLACE:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
           ("head", "P19", "place")),
     frame("born-nationality", "{NORP:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",

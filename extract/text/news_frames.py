@@ -74,6 +74,8 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ("head", "@role", "role")),
     frame("occupation-name", "the|a|an|by|former|retired|veteran [ {NORP:nationality} ] *2 {OCCUPATION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
+    # "Novelist Miriam Okoye dies at 84": a headline's occupation, cut off the name (roles)
+    frame("occupation-name-first", "^ {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
     frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
     frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] {NAME:head}", ("head", "@role", "role")),
@@ -126,6 +128,8 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("first-held", "{SUBJ:head} ~6 first held|staged|run ~2 in {DATE:date}", ("head", "P571", "date")),
     frame("won", "{SUBJ:head} ~4 win|won|wins|receive|received|awarded|collect|collected|claim|claimed "
           "[ the|a|an|its|her|his|their ] ~2 {NAME:prize}", ("head", "@won", "prize")),
+    # -- works: "including "Cotton Street" (1985)"
+    frame("work-year", "{WORK:work} [ \"|” ] [ , ] ( {DATE:date} )", ("work", "P577", "date")),
     # -- people
     frame("born-fronted", "^ born in|at {PLACE:place} [ in|on {DATE:date} ] , *14 {NAME:head}",
           ("head", "P19", "place"), ("head", "P569", "date")),
@@ -219,6 +223,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
     if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):
         return out  # a position at a person, or at a word that may be no name at all
+    if org is not None and org_kind == "place" and category in ("head", "chief_executive", "chair", "owner", "founder"):
+        return out  # "The Whitlock Gallery in Glasgow has appointed X as its director": not Glasgow's
     if category == "office" and org is not None and org[1] == "NAME" and org_kind != "place" \
             and not {w.lower() for w in org[0].split()} & word_set("org_words"):
         org = None  # "Local MP X": a capitalised word before an office says too little to name its seat
@@ -242,10 +248,11 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     return out
 
 
-def plausible(triple: Triple, mentions: Mentions) -> bool:
+def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
     """Whether a news frame's fact fits what its head is: an amount of an organisation, a
-    citizenship of a person, a place and date of an event."""
-    kind = mentions.kind(triple.head)
+    citizenship of a person, a place and date of an event. ``named``: the frame's shape says the
+    head is no person ("the German engineering group X"), whatever its name looks like."""
+    kind = "" if named else mentions.kind(triple.head)
     if triple.relation == "P159" and mentions.kind(triple.tail) in ("person", "organization"):
         return False  # "the Hallam Capital fund X": a firm's name before a noun is no place
     if triple.relation in ("P1128", "P2139", "P2196", "P749", "P159", "P127", "P118"):
@@ -254,10 +261,12 @@ def plausible(triple: Triple, mentions: Mentions) -> bool:
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "place")
     if triple.relation == "P551":
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "person")
-    if triple.relation in ("P27", "P19", "P569", "P102", "P768", "P413", "P54"):  # "X, signed from Y"
+    if triple.relation in ("P27", "P19", "P569", "P102", "P768", "P413", "P54", "P106", "P108"):  # "X, signed from Y"
         return kind == "person"
     if kind == "person":
         return False
+    if triple.relation == "P571":  # "opened on 14 March": a date without a year is no inception
+        return any(w.isdigit() and len(w) == 4 for w in triple.tail.split())
     if triple.relation in ("P276", "P585"):
         return is_event(triple.head) or triple.head.split()[-1].lower() in EVENT_WORDS
     if triple.relation == "P2130":

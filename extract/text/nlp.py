@@ -41,7 +41,12 @@ MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "
 # Lower-case words allowed inside a capitalised name: "University of Cambridge",
 # "Ludwig van Beethoven", "Bosnia and Herzegovina" is in the gazetteer instead.
 NAME_CONNECTORS = frozenset({"of", "de", "del", "della", "di", "da", "van", "von", "der", "den",
-                             "la", "le", "du", "des", "y", "al", "bin", "ibn", "&"})
+                             "la", "le", "du", "des", "y", "al", "bin", "ibn", "&", "upon"})
+# Nouns after a possessive that keep a name going: "St Clare's Hospice", "the Information
+# Commissioner's Office" (a possessive before any other word ends the name: "Harbourline's Chief").
+POSSESSIVE_HEADS = frozenset({"Hospital", "Hospice", "College", "School", "Church", "Cathedral", "Chapel", "Office",
+                              "Park", "Trust", "Society", "Home", "Academy", "Institute", "Gate", "Wood", "Inn"})
+SAINTS = frozenset({"St", "St.", "Saint"})
 # Capitalised words that start sentences or titles but are not names by themselves.
 NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "Born", "Died", "Mr", "Mrs", "Ms", "Dr", "Sir", "Lord", "Lady", "St", "According", "Since",
@@ -51,6 +56,7 @@ NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "Eventually", "Finally", "Recently", "Formerly", "Historically", "Traditionally", "Generally",
     "Officially", "Notably", "Furthermore", "Moreover", "Instead", "Nearby", "Together", "Prior",
     "BC", "AD", "BCE", "CE", "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.",
+    "PhD", "DPhil", "MBA", "MSc", "BSc", "MPhil",  # degrees: "completed his PhD at X"
 }
 # Last words of names that go on with "of the ..." or "of 1812": "Footballer of the Year",
 # "University of the West Indies", "War of 1812", "Stamp Act of 1765".
@@ -199,7 +205,8 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
         if i in country_like and country_like[i] < len(doc) and capital(country_like[i]) \
                 and doc[country_like[i]].text not in CAPITALISED_ADJECTIVES:
             i = country_like[start]  # "Japan Open": the country starts the name
-        elif not capital(i) or (doc[i].text in NOT_NAMES and not _title_word(doc, i, capital)):
+        elif not capital(i) or (doc[i].text in NOT_NAMES and not _title_word(doc, i, capital)
+                                and not (doc[i].text in SAINTS and i + 1 < len(doc) and capital(i + 1))):
             i += 1
             continue
         end = i + 1
@@ -217,6 +224,14 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
             elif glued_hyphen(end) and end + 3 < len(doc) and doc[end + 1].is_lower \
                     and glued_hyphen(end + 2) and capital(end + 3):
                 end += 4  # "-du-", "-upon-"
+                last_good = end
+            elif glued_hyphen(end) and end + 5 < len(doc) and doc[end + 1].is_lower and glued_hyphen(end + 2) \
+                    and doc[end + 3].is_lower and glued_hyphen(end + 4) and capital(end + 5):
+                end += 6  # "Wells-next-the-Sea"
+                last_good = end
+            elif nxt.text in ("'s", "’s") and end + 1 < len(doc) and doc[end + 1].text in POSSESSIVE_HEADS \
+                    and not taken[end + 1]:
+                end += 2  # "St Clare's Hospice"
                 last_good = end
             elif nxt.lower_ == "of" and end - start >= 2 and doc[end - 1].lower_ in _feature_words():
                 break  # "the Ford Ranges of Marie Byrd Land": a range in a land, not one name

@@ -25,6 +25,8 @@ ORG_NOUNS = ("company|group|firm|maker|manufacturer|bank|chain|giant|operator|in
              "supermarket|utility|broadcaster|conglomerate|fund|lender|housebuilder|brewer|carmaker|"
              "consultancy|agency|charity|start-up|startup")
 
+FACILITY_END = ",|.|;|has|have|had|is|was|will|said|which|where|on|and"
+
 ORG_FRAMES: tuple[Frame, ...] = (
     # -- owners and takeovers: "Yorvale Bank, which was taken over by Northcastle Bank"
     frame("taken-over-by", "{SUBJ:head} [ , which|that ] [ has|had ] [ since|later|then|already ] be|been "
@@ -37,7 +39,22 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- "The band, formed in 2012 by Maggie Darrow and drummer Luke Pruitt," "X, founded in 1901 by Y,"
     frame("founded-participle", "{SUBJ:head} , founded|formed|established|set ~4 by " + DESCRIBED + " {NAME:founder}",
           ("head", "P112", "founder"), lists=("founder",)),
-    frame("founded-participle-in", "{SUBJ:head} , founded|formed|established in {DATE:date}", ("head", "P571", "date")),
+    frame("founded-participle-in", "{SUBJ:head} , founded|formed|established|built|opened|completed in {DATE:date}",
+          ("head", "P571", "date")),
+    # -- when it opened or was built: "The Tawe, which opened in 1911,", "The bridge was built in 1957"
+    frame("opened-in", "{SUBJ:head} [ , which|that ] [ first|originally|officially ] open|opened ~2 in {DATE:date}",
+          ("head", "P571", "date")),
+    frame("built-in", "{SUBJ:head} " + FOUNDED_GAP + " be built|constructed|completed ~2 in {DATE:date}",
+          ("head", "P571", "date")),
+    # -- where a named building or institution is: "The Whitlock Gallery in Glasgow has appointed"
+    # (rules: only a name ending in one of ``FACILITIES``)
+    frame("facility-in", "the {NAME:head} in [ the ] {PLACE:place} " + FACILITY_END, ("head", "P131", "place")),
+    frame("facility-in-first", "^ {NAME:head} in [ the ] {PLACE:place} " + FACILITY_END, ("head", "P131", "place")),
+    # -- the dateline of wire copy: "KOUROU, French Guiana (AP) —" (rules: the place title-cased)
+    frame("dateline", "^ {NAME:place} , {PLACE:region} [ , {PLACE} ] ( {NAME} ) —|–|-", ("place", "P131", "region")),
+    # -- what a named thing cost: "The £6.5 million Eastwick Hub"
+    frame("cost-before-name", "the|a|an|its {QUANTITY:n} {NAME:head} ,|.|;|(|in|on|at|will|was|is|has|had|which|that|and",
+          ("head", "P2130", "n")),
     # -- who leads it, said after a comma: "The Liberals, led by outgoing premier Paul Desrosiers"
     frame("led-by-participle", "{NAME:org} , [ which|who be ] {WORD:verb} by " + DESCRIBED + " [ {ROLE} ] {NAME:head}",
           ("head", "@verb", "org")),
@@ -59,6 +76,15 @@ ORG_FRAMES: tuple[Frame, ...] = (
     frame("workforce-of", "{OWNER:head} [ 's|’s ] ~3 workforce|payroll|staff of " + APPROX + " ~1 {QUANTITY:n}",
           ("head", "P1128", "n")),
 )
+# Last words of the names of buildings and institutions, and the frames whose head must end in one.
+FACILITIES = frozenset({"gallery", "museum", "hospital", "hospice", "school", "university", "college", "library",
+                        "theatre", "theater", "hall", "centre", "center", "stadium", "court", "church", "cathedral",
+                        "hotel", "airport", "station", "prison", "observatory", "institute", "studio", "studios",
+                        "arena", "zoo", "academy", "auditorium"})
+HEAD_LAST_WORDS = {"facility-in": FACILITIES, "facility-in-first": FACILITIES}
 # Frames whose shape says the head is an organisation ("the German engineering group X"):
 # their facts stand even where the head's name looks like a person's ("Rheinwerk Antriebe").
-NAMED_ORGANISATIONS = frozenset({"national-org", "org-national", "placed-org", "org-placed"})
+# So do the costs of named things ("the £6.5 million Eastwick Hub") and the years of quoted titles
+# ("Salt Meadows" (1987), in ``news_frames``): no person is either.
+NAMED_ORGANISATIONS = frozenset({"national-org", "org-national", "placed-org", "org-placed", "cost-before-name",
+                                 "work-year"})

@@ -27,7 +27,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from extract.text.lexicons import country_aliases, demonym_countries, news_lexicon
+from extract.text.lexicons import country_aliases, demonym_countries, gazetteer, news_lexicon
 
 _WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
 _NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?(bn|m|k)?$")
@@ -159,6 +159,24 @@ def _person_of_split(doc: Doc, ent: Span) -> list[Span] | None:
     return [Span(doc, ent.start, of, label="NAME"), Span(doc, of + 1, ent.end, label="NAME")]
 
 
+@functools.lru_cache(maxsize=1)
+def _occupation_words() -> frozenset[str]:
+    return frozenset(o.lower() for o in gazetteer()["occupations"] if " " not in o)
+
+
+def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
+    """"Novelist Miriam Okoye dies at 84": an occupation that starts a sentence (a headline's, mostly)
+    is capitalised and glued to the person's two or three words after it."""
+    first = doc[ent.start]
+    opens = ent.start == 0 or first.is_sent_start or doc[ent.start - 1].is_space
+    rest = doc[ent.start + 1:ent.end]
+    if not opens or first.lower_ not in _occupation_words() or not 2 <= len(rest) <= 3 \
+            or not all(t.is_title and t.is_alpha for t in rest) \
+            or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
+        return None
+    return [Span(doc, ent.start, ent.start + 1, label="OCCUPATION"), Span(doc, ent.start + 1, ent.end, label="NAME")]
+
+
 def _all_role_words(doc: Doc, ent: Span) -> bool:
     """A NAME made of position words only: "Opposition", "Prime Minister"."""
     i = ent.start
@@ -248,7 +266,8 @@ def news_spans(doc: Doc) -> Doc:
             kept.append(ent)
         elif _all_role_words(doc, ent) and _head_at(doc, ent.end - 1, ent.end) > ent.end - 1:
             roles.append(Span(doc, ent.start, ent.end, label="ROLE"))  # "the Prime Minister"
-        elif (parts := _person_of_split(doc, ent) or _nationality_split(doc, ent)) is not None:
+        elif (parts := _person_of_split(doc, ent) or _nationality_split(doc, ent)
+              or _occupation_split(doc, ent)) is not None:
             kept += parts
         elif (parts := _title_split(doc, ent)) is not None:
             kept += [p for p in parts if p.label_ == "NAME"]

@@ -22,15 +22,15 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
-from extract.text.coref import Mentions
+from extract.text.coref import Mentions, common_word
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.member_frames import MEMBER_FRAMES
 from extract.text.news_frames import NEWS_FRAMES, drop_general_positions, plausible, role_facts
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
-from extract.text.org_frames import NAMED_ORGANISATIONS, ORG_FRAMES
-from extract.text.roles import word_set
+from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
+from extract.text.roles import role_category, word_set
 from extract.text.signature import signature_parts, tail_types
 from extract.text.units import Triple
 
@@ -41,7 +41,7 @@ LOCATIVE = frozenset({"P131", "P706"})
 # Facts that say where a thing is: a person has none of them.
 PLACE_FACTS = frozenset({"P131", "P17", "P30", "P206", "P706", "P4552", "P361", "P159"})
 # Frames whose head is a name standing free, not the object of a preposition.
-FREE_HEADS = frozenset({"apposition-occupation"})
+FREE_HEADS = frozenset({"apposition-occupation", "apposition-class"})  # not "In Norland, the opposition ..."
 # Locative ones only: "at Drexel University, a poet" is not about the university, but
 # "went to Ravi Menon, an Indian physicist" is about Menon.
 PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
@@ -51,9 +51,12 @@ LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "
 # Facts that only a person has.
 PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39",
                           "P551", "P40", "P22", "P25", "P3373", "P102", "P768", "P413"})
+# Positions that, named without an organisation in a story about one, are that organisation's.
+TOP_ROLES = frozenset({"chief_executive", "chair"})
 # Frames whose head must fit what ``news_frames.plausible`` asks of it.
 NEWS = frozenset(f.name for f in NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES)
 ALL_FRAMES = FRAMES + NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES
+DATELINE = next(f.regex for f in ORG_FRAMES if f.name == "dateline")
 _ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
 _YEAR = re.compile(r"^\d{4}$")
 _YEAR_NAME = re.compile(r"^(\d{4}) \S")
@@ -99,7 +102,8 @@ class RulesExtractor:
             here: list[Triple] = []
             for frame in ALL_FRAMES:
                 for match in _matches(frame, line):
-                    if frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")):
+                    if frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")) \
+                            or frame.name in HEAD_LAST_WORDS and not _head_ends(doc, match, HEAD_LAST_WORDS[frame.name]):
                         continue
                     for head_role, relation, tail_role in frame.facts:
                         if tail_role in frame.class_roles:
@@ -116,8 +120,8 @@ class RulesExtractor:
                             if triple is None or relation in PERSON_FACTS and mentions.kind(triple.head) in (
                                     "organization", "place"):
                                 continue  # "Her publisher, Greaves & Hart, said she died in X"
-                            if frame.name not in NEWS or frame.name in NAMED_ORGANISATIONS \
-                                    or plausible(triple, mentions):
+                            if frame.name not in NEWS or plausible(triple, mentions,
+                                                                   named=frame.name in NAMED_ORGANISATIONS):
                                 here.append(triple)
             here += _event_years(sentence, passage)
             found += drop_kin_chains(here) + _country_of_located(here)
@@ -171,6 +175,10 @@ class RulesExtractor:
             return []
         role = self._filler(doc, groups.get("verb" if relation == "@verb" else "role"), context)
         org = self._filler(doc, groups.get("org") if relation == "@role" else tail_ref, context)
+        subject = context[1]
+        if relation == "@role" and "org" not in groups and role is not None and subject is not None \
+                and context[0].kind(subject.text) == "organization" and role_category(role[0]) in TOP_ROLES:
+            org = (context[0].name(subject.start), subject.label_)  # a firm's story: "Chief executive X said"
 
         def make(h: str, rel: str, t: str, head_kind: str, tail_kind: str) -> Triple | None:
             h, t = display_name(h), display_name(t)
@@ -229,6 +237,8 @@ class RulesExtractor:
         head_text, tail_text = display_name(head_text), display_name(tail_text)
         if not head_text or not tail_text or head_text.lower() == tail_text.lower():
             return None
+        if head_text.isupper() and len(head_text) > 4 and match.re is DATELINE:
+            head_text = head_text.title()  # "KOUROU, French Guiana (AP)"
         return Triple(head_text, relation, tail_text, passage, self.name,
                       KIND_OF_LABEL.get(head_label, ""), KIND_OF_LABEL.get(tail_label, ""), evidence)
 
@@ -246,6 +256,8 @@ class RulesExtractor:
             if index in mentions.resolved:
                 return mentions.resolved[index]
             return (subject.text, subject.label_) if subject is not None else None
+        if common_word(doc[index]) and doc[index].lower_ not in word_set("team_words") | word_set("org_words"):
+            return None  # "Fishermen based in Wells": a plural noun that opens a sentence is no name ("Rovers" is)
         return mentions.name(index), label
 
 
@@ -265,6 +277,12 @@ def _after_preposition(doc: Doc, ref: str) -> bool:
     m = _ENTITY_REF.match(ref)
     i = int(m.group(2)) if m else 0
     return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
+
+
+def _head_ends(doc: Doc, match, words: frozenset[str]) -> bool:
+    """"The Whitlock Gallery": the head's name ends in one of ``words``."""
+    m = _ENTITY_REF.match(match.group("head"))
+    return m is not None and doc[int(m.group(2))].text.split()[-1].lower() in words
 
 
 def _after_rank(doc: Doc, ref: str) -> bool:
