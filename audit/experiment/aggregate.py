@@ -15,22 +15,31 @@ from audit.experiment.runner import CELL
 from audit.experiment.stats import Correlation, Interval, spearman, t_interval
 from audit.measure import metrics as M
 from audit.results import store as R
+from audit.results.resurfacing import MIA_ATTACKS
 from audit.results.schema import EdgeResult, phase_name
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
+RESURFACING_MEASURES = ("forget_rouge1_int8", "forget_rouge1_nf4", "retain_rouge1_int8", "retain_rouge1_nf4",
+                        "relearn_rouge1", "relearn_control_rouge1", "relearn_gain", "forget_paraphrase_rouge1_after",
+                        "forget_two_hop_rouge1_after", "resurfaced_int8", "resurfaced_nf4", "resurfaced_relearn",
+                        "resurfaced_relearn_control", "resurfaced_paraphrase", "resurfaced_two_hop",
+                        *(f"{a}_auc_forget_after" for a in MIA_ATTACKS))
 # From the Run node: the run's own summary (docs/runs.md); forget_<measure>_after: the mean over
 # the forget edges of each other per-edge measure after unlearning.
 RUN_MEASURES = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score", "forget_memorized_after",
                 "utility_rouge1_after",
                 # text graphs (HANKER): the same over the forget edges the retain corpus does not state
                 "forget_rouge1_unique_after", "forget_memorized_unique_after", "forget_edges_redundant",
-                "forget_semantic_rate_after", "forget_semantic_rate_unique_after")
+                "forget_semantic_rate_after", "forget_semantic_rate_unique_after",
+                # resurfacing checks (docs/robustness.md)
+                *RESURFACING_MEASURES)
 EDGE_MEASURES = tuple(m for m in M.QA_MEASURES if m != "rouge1")
 MEASURES = RUN_MEASURES + tuple(f"forget_{m}_after" for m in EDGE_MEASURES)
 LOWER_IS_BETTER = {"forget_rouge1_after", "deviation_score", "forget_memorized_after", "forget_rouge1_unique_after",
                    "forget_memorized_unique_after", "forget_semantic_rate_after", "forget_semantic_rate_unique_after",
-                   *(f"forget_{m}_after" for m in EDGE_MEASURES)}
+                   *(f"forget_{m}_after" for m in EDGE_MEASURES),
+                   *(m for m in RESURFACING_MEASURES if not m.startswith("retain_"))}
 STRUCTURE = ("edge_degree", "component_density")
 
 

@@ -130,20 +130,27 @@ def _report_dict(report) -> dict:
 
 
 # -- relearning from neighbours -------------------------------------------------------------------
+def relearn_sets(edges: dict[str, Edge], forget: list[str], edge: str, seed: int) -> tuple[list, list]:
+    """The QA pairs one forget edge is relearned from, and its control: the pairs of its 1-hop
+    neighbours (edges sharing an entity with it, forget edges excluded) and as many pairs of the
+    retained edges that are not neighbours, both drawn with ``seed``; equal in number (the
+    smaller of the two pools), both empty when either pool is."""
+    near = set(neighbourhood(edges, [edge])) - set(forget)
+    near_pairs = [qa for k in sorted(near) for qa in edges[k].qas]
+    far_pairs = [qa for k, e in edges.items() if k not in near and k not in forget for qa in e.qas]
+    n = min(len(near_pairs), len(far_pairs))
+    rng = random.Random(f"{seed}/relearn/{edge}")
+    return rng.sample(near_pairs, n), rng.sample(far_pairs, n)
+
+
 def relearning(c: CheckContext) -> tuple[dict, dict]:
-    forget = set(c.forget)
     per_edge = {}
     for position, edge in enumerate(c.forget, 1):
-        near = set(neighbourhood(c.edges, [edge])) - forget
-        far = [k for k in c.edges if k not in near and k not in forget]
-        rng = random.Random(f"{c.config.seed}/relearn/{edge}")
-        near_pairs = [qa for k in sorted(near) for qa in c.edges[k].qas]
-        far_pairs = [qa for k in far for qa in c.edges[k].qas]
-        n = min(len(near_pairs), len(far_pairs))
+        near_pairs, far_pairs = relearn_sets(c.edges, c.forget, edge, c.config.seed)
+        n = len(near_pairs)
         if n == 0:
             per_edge[edge] = {"relearn_pairs": 0}
             continue
-        near_pairs, far_pairs = rng.sample(near_pairs, n), rng.sample(far_pairs, n)
         own = list(c.edges[edge].qas)
         label = f"relearn {position}/{len(c.forget)}"
         relearned = _relearned_rouge1(c, near_pairs, own, f"{label} (neighbours)")
