@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   set up .venv, generate a PISTOL graph, build it on the embedded engine, print its edges,
 #               then audit an NPO unlearning of its two highest-degree edges (scratch model, CPU),
+#               with the resurfacing checks (quantization, relearning, probes, membership inference),
 #               and write its leakage page (out/demo-npo.html) and report (out/report-demo-npo/);
 #               then build the example text corpora (forget + retain), print their stats, and audit
 #               a GD unlearning of the audit set (forget facts the retain text does not state);
@@ -40,7 +41,7 @@ demo: install
 	$(BIN)/audit build --pistol $(DEMO) --graph demo --replace
 	$(BIN)/audit edges --graph demo
 	$(BIN)/audit runs demo-npo --delete >/dev/null 2>&1 || true
-	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --run-id demo-npo
+	$(BIN)/audit run --graph demo --select top-degree:2 --method npo --run-id demo-npo --check all
 	$(BIN)/audit edges --run demo-npo
 	$(BIN)/audit view --run demo-npo --output out/demo-npo.html
 	$(BIN)/audit report --run demo-npo --output out/report-demo-npo

@@ -111,7 +111,7 @@ def _checks(names: tuple[str, ...]) -> tuple[str, ...]:
               help="After unlearning, check whether the forgotten facts come back, per edge (repeatable): quantize "
                    "(weights rounded to int8 and 4-bit), relearn (a few steps on the neighbours' QA pairs, and a "
                    "control), probes (paraphrased and 2-hop questions), mia (membership inference); all: every "
-                   "one. Joint runs only. See docs/robustness.md.")
+                   "one. In a --per-edge sweep, after each edge's own unlearning, on that edge. See docs/robustness.md.")
 @click.option("--check-option", "check_options", multiple=True, metavar="NAME=VALUE",
               help="An option of the checks, e.g. quantize=nf4, relearn_steps=20, mia_k=0.1 (docs/robustness.md).")
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")

@@ -205,8 +205,6 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
     options = _method_options(c, data.get("method_options", {}), methods)
     run = _run_options(c, data.get("run", {}), path.parent)
     protocol = _protocol(c, data["lr_protocol"], selectors, methods) if "lr_protocol" in data else None
-    if run.get("checks") and any(per_edge):
-        c.fail("run.checks", "the resurfacing checks run on joint unlearnings; grid.per_edge has true")
     if protocol is not None and lrs is not None:
         c.fail("lr_protocol", "give grid.lrs (fixed rates) or [lr_protocol] (rates chosen per method), not both")
     description = data.get("description", "")

@@ -36,6 +36,7 @@ from audit.measure import metrics as M
 from audit.models.encoding import QAEncoder
 from audit.models.training import batches, epoch_order, optimizer_and_schedule
 from audit.questions.probes import KINDS, load_probe_templates, probes
+from audit.results.resurfacing import QUANT_SCHEMES
 from audit.results.schema import phase_name
 from audit.run.qa import Edge, QAExample, neighbourhood
 from audit.views.leakage import LeakageThresholds
@@ -56,6 +57,11 @@ class CheckContext:
     probe_rows: list[dict]                  # graphstore.queries.FACTS_FOR_PROBES of the graph
     report: Callable[[str], None]
     thresholds: LeakageThresholds = LeakageThresholds()
+    scope: list[str] | None = None          # the edges quantization and MIA measure (None: every edge)
+
+    @property
+    def measured(self) -> list[str]:
+        return self.scope if self.scope is not None else list(self.edges)
 
     def evaluate(self, examples: list[QAExample], label: str) -> dict[str, float]:
         """Mean ROUGE-1 per edge of ``examples`` under the model as it is now."""
@@ -76,7 +82,7 @@ class CheckContext:
 
 def run_checks(c: CheckContext) -> tuple[dict[str, dict], dict]:
     """Every configured check: (per-edge properties by edge key, Run properties)."""
-    per_edge: dict[str, dict] = {k: {} for k in c.edges}
+    per_edge: dict[str, dict] = {k: {} for k in c.measured}
     run: dict = {"forget_edges_forgotten": sum(c.forgotten(k) for k in c.forget)}
     seconds = {}
     for name, check in (("quantize", quantization), ("relearn", relearning), ("probes", probe_questions),
@@ -107,8 +113,8 @@ def _means(c: CheckContext, values: dict[str, float | None]) -> tuple[float | No
 def quantization(c: CheckContext) -> tuple[dict, dict]:
     from audit.models.quantize import quantized
 
-    examples = [qa for e in c.edges.values() for qa in e.qas]
-    per_edge: dict[str, dict] = {k: {} for k in c.edges}
+    examples = [qa for k in c.measured for qa in c.edges[k].qas]
+    per_edge: dict[str, dict] = {k: {} for k in c.measured}
     run: dict = {"quantization": {}}
     for scheme in c.config.schemes:
         with quantized(c.model, scheme, group_size=c.config.group_size, backend=c.config.backend) as report:
@@ -238,7 +244,7 @@ def nonmembers(c: CheckContext) -> dict[tuple[str, int], QAExample]:
         for qa, attr in zip(e.qas, attributes.get(e.key, [])):
             pool.setdefault((e.domain, attr), []).append(qa.answer)
     out = {}
-    for e in c.edges.values():
+    for e in (c.edges[k] for k in c.measured):
         for qa, attr in zip(e.qas, attributes.get(e.key, [])):
             others = sorted({a for a in pool[(e.domain, attr)] if a.strip().lower() != qa.answer.strip().lower()})
             if others:
@@ -251,11 +257,11 @@ def membership(c: CheckContext) -> tuple[dict, dict]:
     from audit.measure.evaluate import membership_scores
     from audit.measure.membership import auc
 
-    members = [qa for e in c.edges.values() for qa in e.qas]
+    members = [qa for k in c.measured for qa in c.edges[k].qas]
     matched = nonmembers(c)
     outsiders = list(matched.values())
     attacks = [m.name for m in M.metrics_for("membership")]
-    per_edge: dict[str, dict] = {k: {} for k in c.edges}
+    per_edge: dict[str, dict] = {k: {} for k in c.measured}
     run: dict = {"mia_nonmembers": len(outsiders)}
     for phase in ("before", "after"):
         with c.adapters_off() if phase == "before" else nullcontext():
@@ -265,13 +271,42 @@ def membership(c: CheckContext) -> tuple[dict, dict]:
         score_in = {(qa.edge, qa.index): s for qa, s in zip(members, inside)}
         score_out = {(qa.edge, qa.index): s for qa, s in zip(outsiders, outside)}
         for attack in attacks:
-            for k, e in c.edges.items():
+            for k, e in ((k, c.edges[k]) for k in c.measured):
                 own = [score_in[(k, qa.index)][attack] for qa in e.qas]
                 theirs = [score_out[(k, qa.index)][attack] for qa in e.qas if (k, qa.index) in score_out]
                 per_edge[k][phase_name(attack, phase)] = M.mean(own)
                 per_edge[k][phase_name(f"{attack}_auc", phase)] = auc(own, theirs) if theirs and own else None
-            for role, keys in (("forget", set(c.forget)), ("retain", set(c.edges) - set(c.forget))):
+            for role, keys in (("forget", set(c.forget)), ("retain", set(c.measured) - set(c.forget))):
                 own = [v[attack] for (k, _), v in score_in.items() if k in keys]
                 theirs = [v[attack] for (k, _), v in score_out.items() if k in keys]
                 run[phase_name(f"{attack}_auc_{role}", phase)] = auc(own, theirs) if own and theirs else None
     return per_edge, run
+
+
+def sweep_summary(results, thresholds: LeakageThresholds = LeakageThresholds()) -> dict:
+    """A per-edge sweep's Run summary of the checks, from its forget EdgeResults (each measured
+    after its own unlearning): means and resurfaced counts. The pooled membership AUCs are a
+    joint run's; a sweep has each edge's own (``<attack>_auc_*`` on its EdgeResult)."""
+    forget = [r for r in results if r.role == "forget" and r.rouge1_after is not None]
+    forgotten = [r for r in forget if r.rouge1_after <= thresholds.forgotten]
+    out: dict = {"forget_edges_forgotten": len(forgotten)}
+    for scheme in QUANT_SCHEMES:
+        if any(r.get(f"rouge1_{scheme}") is not None for r in forget):
+            out[f"forget_rouge1_{scheme}"] = M.mean(r.get(f"rouge1_{scheme}") for r in forget)
+            out[f"resurfaced_{scheme}"] = sum(bool(r.get(f"resurfaced_{scheme}")) for r in forget)
+    relearned = [r for r in forget if r.relearn_rouge1 is not None]
+    if relearned:
+        out.update(relearn_rouge1=M.mean(r.relearn_rouge1 for r in relearned),
+                   relearn_control_rouge1=M.mean(r.relearn_control_rouge1 for r in relearned),
+                   relearn_gain=M.mean(r.relearn_gain for r in relearned),
+                   resurfaced_relearn=sum(bool(r.resurfaced_relearn) for r in relearned),
+                   resurfaced_relearn_control=sum(r.relearn_control_rouge1 > thresholds.forgotten for r in forgotten
+                                                  if r.relearn_control_rouge1 is not None))
+    for kind in KINDS:
+        for phase in ("before", "after"):
+            values = [r.get(phase_name(f"{kind}_rouge1", phase)) for r in forget]
+            if any(v is not None for v in values):
+                out[f"forget_{kind}_rouge1_{phase}"] = M.mean(values)
+        if any(r.get(f"resurfaced_{kind}") is not None for r in forget):
+            out[f"resurfaced_{kind}"] = sum(bool(r.get(f"resurfaced_{kind}")) for r in forget)
+    return out

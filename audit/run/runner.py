@@ -40,7 +40,6 @@ from audit.run.unlearning import Unlearner
 from audit.views.leakage import reading, run_leakage, write_browser_leakage
 from graphstore import GraphStore
 from graphstore import queries as Q
-from graphstore.errors import ConfigError
 
 log = logging.getLogger(__name__)
 RUN_RESURFACING_NAMES = set(Run.names("resurfacing"))
@@ -79,9 +78,6 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
                                                         request.method_options, f"method {request.method}"))
     request.unlearn.check()
     request.resurfacing.check()
-    if request.resurfacing.checks and request.per_edge:
-        raise ConfigError("--check with --per-edge: the resurfacing checks run on a joint unlearning's model; "
-                          "a per-edge sweep has one model per edge (not supported yet, docs/robustness.md)")
     request.injection.check(request.model)
     lr_source = "given"
     if request.unlearn.lr is None:
@@ -150,9 +146,9 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     with life.running():
         summary = _execute(context)
     life.finish(summary)
-    inflation = S.redundancy_reading(summary)
-    if inflation:
-        report(inflation)
+    for line in (S.redundancy_reading(summary), S.resurfacing_reading(summary)):
+        if line:
+            report(line)
     leakage = write_browser_leakage(store, run)
     report("leakage: " + ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in leakage.counts().items())
            + f" (Neo4j Browser: MATCH p = ()-[:LEAKED|PARTLY_FORGOTTEN|FORGOTTEN|DAMAGED {{run: '{run}'}}]->() RETURN p)")
@@ -283,6 +279,7 @@ def _sweep_data(c: RunContext, phases: _Phases, edge: str) -> tuple[list, list]:
 
 def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict) -> dict:
     """The per-edge sweep: one unlearning per forget edge, adapters reset in between."""
+    sweep_checks = _SweepChecks(c, phases) if c.request.resurfacing.checks else None
     for position, edge in enumerate(c.forget, 1):
         if stored.get(edge) is not None and stored[edge].rouge1_after is not None:
             continue
@@ -298,8 +295,11 @@ def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict) -
         near = set(neighbourhood(c.edges, [edge]))
         near_scores = [s for k, (_, qas) in scores.items() if k in near for s in qas]
         retain_rouge1 = S.mean_rouge1(others)
+        # the checks of this edge's unlearning, written with its measures (a resumed sweep skips
+        # an edge only when both are there)
+        checks = sweep_checks.edge(unlearner, edge, own["rouge1"]) if sweep_checks else {}
         R.write_results(c.store, c.run, [{
-            "edge": edge, **S.phase_props(own, own_qas, "after"),
+            "edge": edge, **S.phase_props(own, own_qas, "after"), **checks,
             "retain_rouge1_after": retain_rouge1,
             "neighbour_rouge1_after": S.mean_rouge1(near_scores) if near_scores else None,
             "deviation_score": M.deviation_score(own["rouge1"], retain_rouge1 if retain_rouge1 is not None else 1.0),
@@ -313,7 +313,46 @@ def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict) -
                  f"retained {retain_rouge1 if retain_rouge1 is not None else float('nan'):.3f}")
     results = R.read_results(c.store, c.run)
     R.write_results(c.store, c.run, S.damage_per_edge(results))
-    return S.sweep_summary(results)
+    summary = S.sweep_summary(results)
+    if sweep_checks:
+        summary.update(sweep_checks.summary(results))
+    return summary
+
+
+class _SweepChecks:
+    """The resurfacing checks of a per-edge sweep: after each edge's unlearning, on that edge
+    (quantization and membership inference measure the edge itself; relearning and probes as in
+    a joint run, with the one edge as the forget set)."""
+
+    def __init__(self, c: RunContext, phases: _Phases):
+        self.c, self.phases = c, phases
+        self.rows = c.store.read(Q.FACTS_FOR_PROBES, graph=c.request.graph)
+        self.seconds: dict[str, float] = {}
+        self.quantization = None
+
+    def edge(self, unlearner: Unlearner, edge: str, rouge1_after: float) -> dict:
+        from audit.run.resurfacing import CheckContext, run_checks
+
+        c = self.c
+        check = CheckContext(unlearner.model, self.phases.encoder, c.edges, [edge], {edge: rouge1_after},
+                             c.request.resurfacing, c.request.unlearn.lr, c.request.eval_batch_size, self.rows,
+                             c.report, scope=[edge])
+        per_edge, run = run_checks(check)
+        for name, seconds in run["resurfacing_seconds"].items():
+            self.seconds[name] = round(self.seconds.get(name, 0.0) + seconds, 2)
+        self.quantization = self.quantization or run.get("quantization")
+        return per_edge.get(edge, {})
+
+    def summary(self, results) -> dict:
+        from audit.run.resurfacing import sweep_summary
+
+        out = sweep_summary(results)
+        if self.seconds:   # this process's share (a resumed sweep times only the edges it ran)
+            out["resurfacing_seconds"] = self.seconds
+        if self.quantization:
+            out["quantization"] = self.quantization
+        R.update_run(self.c.store, self.c.run, **out)
+        return out
 
 
 def _sha256(path: Path) -> str:

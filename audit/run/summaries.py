@@ -143,3 +143,22 @@ def stored_summary(run: Run) -> dict:
     """The summary a finished run wrote on its node."""
     names = Run.names("summary") + [n for n in Run.names("resurfacing") if n != "resurfacing_config"]
     return {k: run[k] for k in names if run.get(k) is not None}
+
+
+def resurfacing_reading(summary: dict) -> str | None:
+    """The resurfacing checks in one line (docs/robustness.md), or None when none ran."""
+    if "forget_edges_forgotten" not in summary:
+        return None
+    parts = []
+    for name, label in (("int8", "int8 weights"), ("nf4", "4-bit weights"), ("relearn", "relearning on neighbours"),
+                        ("relearn_control", "the control relearning"), ("paraphrase", "paraphrases"),
+                        ("two_hop", "2-hop questions")):
+        if summary.get(f"resurfaced_{name}") is not None:
+            parts.append(f"{summary[f'resurfaced_{name}']} under {label}")
+    line = (f"resurfacing: of {summary['forget_edges_forgotten']} forgotten forget edge(s), "
+            + (", ".join(parts) if parts else "no check counts") + " came back")
+    before, after = summary.get("mia_min_k_pp_auc_forget_before"), summary.get("mia_min_k_pp_auc_forget_after")
+    if before is not None and after is not None:
+        line += (f"; membership AUC of the forget QA pairs (Min-K%++) {before:.2f} -> {after:.2f} "
+                 "(0.5: like answers never seen; below: pushed past them)")
+    return line + " (docs/robustness.md)"

@@ -162,14 +162,35 @@ def _check_relearning_restores(store, run_cache, run, raw):
     assert context.evaluate(own, "")[edge] == pytest.approx(raw[edge]["rouge1_after"])
 
 
-def test_checks_with_a_sweep_or_bad_options_are_refused_before_anything_is_written(store, run_cache, tmp_path):
+def _graph_only(store, tmp_path):
     path = tmp_path / "resurf.json"
     write_dataset(generate_pistol(EDGES, seed=5), path)
     write_graph(store, load_pistol(path, graph="resurf"))
+
+
+def test_a_sweep_checks_each_edge_after_its_own_unlearning(store, run_cache, tmp_path):
+    run = small_pistol_run(store, tmp_path, run_cache, "resurf", "resurf-sweep", EDGES, seed=5, per_edge=True,
+                           resurfacing=ResurfacingConfig(checks=("quantize", "relearn", "mia"), relearn_steps=2),
+                           injection=INJECTION, method="npo", unlearn=UNLEARN)
+    raw = {r["edge"]: r["props"] for r in store.read(
+        "MATCH (r:EdgeResult {run: $run}) RETURN r.edge AS edge, properties(r) AS props", run=run)}
+    node = store.read("MATCH (r:Run {key: $run}) RETURN properties(r) AS props", run=run)[0]["props"]
+    forget = [k for k, r in raw.items() if r["role"] == "forget"]
+    assert len(forget) == 2
+    for k in forget:   # each swept edge: its own measures under each check
+        assert {"rouge1_int8", "rouge1_nf4", "relearn_rouge1", "mia_loss_auc_after"} <= set(raw[k])
+    # the other edges were measured by the sweep, not by the checks
+    assert not any("rouge1_int8" in r or "mia_loss_before" in r for k, r in raw.items() if k not in forget)
+    forgotten = [k for k in forget if raw[k]["rouge1_after"] <= FORGOTTEN]
+    assert node["forget_edges_forgotten"] == len(forgotten)
+    assert node["forget_rouge1_nf4"] == pytest.approx(_mean(raw[k]["rouge1_nf4"] for k in forget))
+    assert node["resurfaced_relearn"] == sum(raw[k]["relearn_rouge1"] > FORGOTTEN for k in forgotten)
+    assert set(json.loads(node["resurfacing_seconds"])) == {"quantize", "relearn", "mia"}
+
+
+def test_bad_check_options_are_refused_before_anything_is_written(store, run_cache, tmp_path):
+    _graph_only(store, tmp_path)
     before = store_checksum(store)
-    with pytest.raises(ConfigError, match="--check with --per-edge"):
-        run_audit(store, RunRequest(graph="resurf", select="top-degree:1", per_edge=True, resurfacing=CHECKS,
-                                    cache_dir=run_cache, run_id="resurf-sweep"), report=lambda line: None)
     for bad, message in ((ResurfacingConfig(checks=("quantise",)), "--check 'quantise' is not known"),
                          (ResurfacingConfig(checks=("quantize",), quantize="int4"), "quantize='int4'"),
                          (ResurfacingConfig(checks=("mia",), mia_k=0.0), "mia_k=0.0")):
@@ -177,4 +198,4 @@ def test_checks_with_a_sweep_or_bad_options_are_refused_before_anything_is_writt
             run_audit(store, RunRequest(graph="resurf", select="top-degree:1", resurfacing=bad, cache_dir=run_cache,
                                         run_id="resurf-bad"), report=lambda line: None)
     assert store_checksum(store) == before
-    assert R.get_run(store, "resurf-sweep") is None and R.get_run(store, "resurf-bad") is None
+    assert R.get_run(store, "resurf-bad") is None
