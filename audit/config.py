@@ -159,6 +159,11 @@ class ResurfacingConfig:
     relearn_lr: float | None = field(default=None, metadata={"help": "relearning rate on the unlearning adapters "
                                                                      "(default: the run's unlearning rate)"})
     mia_k: float = field(default=0.2, metadata={"help": "share of lowest-scored tokens of Min-K% and Min-K%++"})
+    paraphrase_llm: str = field(default="", metadata={"help": "text graphs: a language model writing paraphrase "
+                                                              "probes, an OpenAI-compatible base URL or a local "
+                                                              "causal LM folder (empty: none)"})
+    llm_model: str = field(default="default", metadata={"help": "model name sent to that endpoint"})
+    paraphrases: int = field(default=3, metadata={"help": "paraphrase probes asked of the language model per fact"})
     seed: int = field(default=0, metadata={"help": "seed of relearning order, controls and non-members"})
 
     @property
@@ -175,7 +180,7 @@ class ResurfacingConfig:
         if self.backend not in QUANT_BACKENDS:
             raise ConfigError(f"check option backend={self.backend!r}: valid: {', '.join(QUANT_BACKENDS)}")
         _positive(group_size=self.group_size, relearn_steps=self.relearn_steps,
-                  relearn_batch_size=self.relearn_batch_size)
+                  relearn_batch_size=self.relearn_batch_size, paraphrases=self.paraphrases)
         if self.relearn_lr is not None and self.relearn_lr <= 0:
             raise ConfigError(f"check option relearn_lr={self.relearn_lr}: must be positive")
         if not 0.0 < self.mia_k <= 1.0:

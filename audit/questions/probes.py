@@ -17,8 +17,12 @@ unlearning (docs/robustness.md).
   not used. The answer is the trained one, so it follows from the graph: the description
   resolves to the party, and the party's contract holds the attribute.
 
-Text and Wikidata graphs get no template probes (their relations already have several trained
-wordings); ``docs/robustness.md`` says what would add them.
+- **LLM paraphrases** (text graphs, when a generator is configured): questions a language model
+  writes about the fact (``audit/data/probe_paraphrase_prompt.v1.json``), checked like any
+  generated question (``audit.questions.llm.parse_reply``), a trained wording dropped.
+
+Text and Wikidata graphs get no template probes: their relations already have several trained
+wordings.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 PROBE_FILE = "data/probe_questions.v1.json"
+PARAPHRASE_PROMPT = "data/probe_paraphrase_prompt.v1.json"
 KINDS = ("paraphrase", "two_hop")
 
 
@@ -174,3 +179,31 @@ def describe(entity: str, fact: Contract, by_entity: dict[str, list[Contract]],
         if sum(m.date == n.date for m in same) == 1 and n.date:
             return wording["dated"].format(other=n.name_of(other), date=n.date), n.key
     return None
+
+
+def llm_paraphrases(rows: list[dict], edges: list[str], backend, per_fact: int = 3,
+                    notes=None) -> list[Probe]:
+    """Paraphrase probes a language model writes for the text facts among ``edges`` (PISTOL
+    contracts have their templates). ``backend``: an ``audit.questions.llm`` backend. A question
+    the model writes that is one of the fact's trained questions (case and spacing aside) is
+    dropped; bad replies are counted and said through ``notes``, never raised."""
+    from audit.questions.llm import FactForQuestions, generate_questions, load_prompt
+
+    wanted = set(edges)
+    text = [r for r in rows if r["key"] in wanted and r["props"].get("source") != "pistol"
+            and r.get("head_name") and r.get("tail_name")]
+    if not text:
+        return []
+    prompt = load_prompt(resources.files("audit").joinpath(PARAPHRASE_PROMPT))
+    facts = [FactForQuestions(r["key"], r["head_name"], r["domain"], r["tail_name"], "",
+                              (r["props"].get("passages") or [""])[0]) for r in text]
+    batch = generate_questions(facts, backend, per_fact=per_fact, prompt=prompt)
+    if notes:
+        notes(f"probes: {batch.summary()}")
+    trained = {r["key"]: {_plain(q) for q in r["props"].get("questions") or []} for r in text}
+    return [Probe(q.fact, "paraphrase", q.question, q.answer, q.source) for q in batch.questions
+            if _plain(q.question) not in trained[q.fact]]
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split())

@@ -35,7 +35,7 @@ from audit.measure import evaluate as E
 from audit.measure import metrics as M
 from audit.models.encoding import QAEncoder
 from audit.models.training import batches, epoch_order, optimizer_and_schedule
-from audit.questions.probes import KINDS, load_probe_templates, probes
+from audit.questions.probes import KINDS, llm_paraphrases, load_probe_templates, probes
 from audit.results.resurfacing import QUANT_SCHEMES
 from audit.results.schema import phase_name
 from audit.run.qa import Edge, QAExample, neighbourhood
@@ -209,13 +209,19 @@ def _relearned_rouge1(c: CheckContext, pairs: list[QAExample], own: list[QAExamp
 # -- probes ---------------------------------------------------------------------------------------
 def probe_questions(c: CheckContext) -> tuple[dict, dict]:
     found = probes(c.probe_rows, c.forget, load_probe_templates())
+    if c.config.paraphrase_llm:
+        found += llm_paraphrases(c.probe_rows, c.forget, _backend(c.config), c.config.paraphrases, c.report)
     if not found:
-        c.report("probes: this graph's facts have no probe templates (PISTOL contract graphs only)")
+        c.report("probes: no probe questions for these facts (templates: PISTOL contracts; text facts: "
+                 "with --check-option paraphrase_llm=URL|PATH)")
         return {}, {}
     per_edge: dict[str, dict] = {}
-    run: dict = {"probe_templates": load_probe_templates().version}
+    run: dict = {"probe_templates": ", ".join(sorted({p.template if p.template.startswith("llm:")
+                                                      else p.template.split(":")[0] for p in found}))}
     for kind in KINDS:
         of_kind = [p for p in found if p.kind == kind]
+        if not of_kind:
+            continue
         examples = [QAExample(p.edge, i, p.question, p.answer) for i, p in enumerate(of_kind)]
         with c.adapters_off():
             before = c.evaluate(examples, f"{kind} probes before")
@@ -229,6 +235,14 @@ def probe_questions(c: CheckContext) -> tuple[dict, dict]:
         run[f"forget_{kind}_rouge1_after"] = M.mean(after.values())
         run[f"resurfaced_{kind}"] = _resurfaced_count(c, after)
     return per_edge, run
+
+
+def _backend(config: ResurfacingConfig):
+    from audit.questions.llm import OpenAICompatibleBackend, TransformersBackend
+
+    source = config.paraphrase_llm
+    return (OpenAICompatibleBackend(source, config.llm_model) if source.startswith(("http://", "https://"))
+            else TransformersBackend(source))
 
 
 # -- membership inference -------------------------------------------------------------------------

@@ -5,9 +5,12 @@ their answers follow from the graph (checked with Cypher, not with the code unde
 from __future__ import annotations
 
 import collections
+import json
 import string
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from audit.questions.probes import load_probe_templates, probes
+from audit.questions.probes import llm_paraphrases as probes_llm, load_probe_templates, probes
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol
 from extract.pistol.templates import load_templates
@@ -108,3 +111,77 @@ def test_graphs_without_contracts_get_no_probes():
     rows = [{"key": "t/a_b", "domain": "P19", "head_key": "t/a", "tail_key": "t/b", "head_name": "A", "tail_name": "B",
              "props": {"source": "text", "questions": ["Where was A born?"], "answers": ["B"], "qa_attributes": ["x"]}}]
     assert probes(rows, ["t/a_b"]) == []
+
+
+# -- LLM paraphrases of text facts, from a local OpenAI-compatible server ---------------------------
+class _ParaphraseServer(ThreadingHTTPServer):
+    """Answers every chat request with two questions about the prompt's fact: one new wording,
+    and one of the fact's trained questions (which must be dropped)."""
+    daemon_threads = True
+
+    def __init__(self, trained: dict[tuple[str, str, str], str]):
+        super().__init__(("127.0.0.1", 0), _ParaphraseHandler)
+        self.trained = trained          # (head, relation, tail) -> one of the fact's trained questions
+        self.prompts: list[str] = []
+
+
+class _ParaphraseHandler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = body["messages"][-1]["content"]
+        self.server.prompts.append(user)
+        head, relation, tail = (part.strip() for part in user.split("\n", 1)[0].removeprefix("Fact: ").split("|"))
+        questions = [{"question": f"Tell me, regarding {head}: which value is the one asked?", "answer": tail}]
+        if (head, relation, tail) in self.server.trained:
+            questions.append({"question": self.server.trained[(head, relation, tail)], "answer": tail})
+        content = json.dumps({"questions": questions})
+        payload = json.dumps({"object": "chat.completion", "model": body["model"],
+                              "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(payload.encode())
+
+
+def test_llm_paraphrases_of_text_facts_drop_the_trained_wordings(store):
+    from audit.build import TextSource, build_graph
+    from audit.questions.llm import OpenAICompatibleBackend
+    from conftest import REPO
+
+    examples = REPO / "examples" / "text"
+    build_graph(store, TextSource((examples / "forget.txt",), (examples / "retain.jsonl",)), graph="para")
+    rows = store.read(Q.FACTS_FOR_PROBES, graph="para")
+    forget = [r["key"] for r in rows if r["props"]["split"] == "forget"]
+    # every fact whose trained answer is its tail: the server echoes one trained question back
+    trained = {(r["head_name"], r["domain"], r["tail_name"]): r["props"]["questions"][r["props"]["answers"].index(
+        r["tail_name"])] for r in rows if r["key"] in forget and r["tail_name"] in r["props"]["answers"]}
+    assert len(trained) == len(forget)
+    server = _ParaphraseServer(trained)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        notes: list[str] = []
+        backend = OpenAICompatibleBackend(f"http://127.0.0.1:{server.server_address[1]}/v1", "test")
+        found = probes_llm(rows, forget, backend, per_fact=2, notes=notes.append)
+    finally:
+        server.shutdown()
+    assert len(server.prompts) == len(forget)                     # one request per forget fact
+    by_edge = collections.defaultdict(list)
+    for p in found:
+        by_edge[p.edge].append(p)
+    assert set(by_edge) == set(forget)
+    tails = {r["key"]: r["tail_name"] for r in rows}
+    for edge, items in by_edge.items():
+        # the new wording kept, the trained one dropped
+        assert [p.question for p in items] == [f"Tell me, regarding {rows_by(rows, edge)['head_name']}: "
+                                               "which value is the one asked?"]
+        assert all(p.kind == "paraphrase" and p.answer == tails[edge] and p.template.startswith("llm:")
+                   for p in items)
+    assert notes and "probe_paraphrase_prompt.v1" in notes[0]
+
+
+def rows_by(rows: list[dict], key: str) -> dict:
+    return next(r for r in rows if r["key"] == key)
