@@ -171,6 +171,8 @@ class ResurfacingConfig:
         return tuple(s.strip().lower() for s in self.quantize.split(",") if s.strip())
 
     def check(self) -> None:
+        if isinstance(self.checks, str):   # set through --check-option checks=...
+            raise ConfigError("the checks themselves are chosen with --check (or checks = [...] in an experiment)")
         unknown = [c for c in self.checks if c not in RESURFACING_CHECKS]
         if unknown:
             raise ConfigError(f"--check {unknown[0]!r} is not known; valid: {', '.join(RESURFACING_CHECKS)}, all")
@@ -286,6 +288,8 @@ def apply_options(config, options: dict[str, str], what: str):
             else:
                 value = text
         except (ValueError, KeyError):
-            raise ConfigError(f"{what} option {name}={text!r}: expected a {type(current).__name__}") from None
+            kind = type(current).__name__
+            raise ConfigError(f"{what} option {name}={text!r}: expected {'an' if kind[0] in 'aeiou' else 'a'} "
+                              f"{kind}") from None
         setattr(config, key, value)
     return config

@@ -162,7 +162,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
         training=TrainingDataConfig(train_on=train_on, mixed_passages=mixed_passages, chunk_tokens=chunk_tokens,
                                     inject_qa=inject_qa),
         resurfacing=apply_options(ResurfacingConfig(checks=_checks(checks), seed=seed), _options(check_options),
-                                  "the resurfacing checks"),
+                                  "a resurfacing check"),
     )
     with GraphStore.open(settings) as store:
         store.setup_schema()

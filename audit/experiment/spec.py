@@ -313,7 +313,7 @@ def resurfacing_config(run: dict) -> ResurfacingConfig:
     config = ResurfacingConfig(checks=tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
                                + tuple(sorted(names - set(RESURFACING_CHECKS) - {"all"})))   # unknown: refused
     apply_options(config, {k: str(v).lower() if isinstance(v, bool) else str(v)
-                           for k, v in run.get("check_options", {}).items()}, "the resurfacing checks")
+                           for k, v in run.get("check_options", {}).items()}, "a resurfacing check")
     config.check()
     return config
 
