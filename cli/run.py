@@ -145,6 +145,9 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
       audit run --graph marwick --select split:forget --train-on passages --method ga
       audit run --graph demo --select top-degree:2 --check all --check-option relearn_steps=20
     """
+    if check_options and not checks:
+        raise click.BadParameter("--check-option without --check: name the checks to run (--check all for every one)",
+                                 param_hint="--check-option")
     # Injection and unlearning need torch and transformers: imported here, so the command line starts fast.
     from audit.run.runner import RunRequest, run_audit
 

@@ -145,7 +145,7 @@ def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path, 
         equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir,
         injection=injection, unlearn=unlearn,
         training=TrainingDataConfig(**{k: o[k] for k in TRAINING_OPTIONS if k in o}),
-        resurfacing=resurfacing_config(o) if checks else ResurfacingConfig())   # not on the rate protocol's trials
+        resurfacing=resurfacing_config(o, cell.seed) if checks else ResurfacingConfig())   # not on the rate protocol's trials
 
 
 def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, report) -> dict:

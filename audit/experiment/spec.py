@@ -304,14 +304,16 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
     return out
 
 
-def resurfacing_config(run: dict) -> ResurfacingConfig:
-    """The resurfacing checks of ``[run]`` (``checks = [...]``, ``check_options = {...}``), checked."""
+def resurfacing_config(run: dict, seed: int = 0) -> ResurfacingConfig:
+    """The resurfacing checks of ``[run]`` (``checks = [...]``, ``check_options = {...}``), checked;
+    their seed is the cell's unless ``check_options`` sets one."""
     checks = run.get("checks", [])
     if not all(isinstance(name, str) for name in checks):
         raise ConfigError(f"checks {checks!r}: expected a list of names")
     names = {name.lower() for name in checks}
     config = ResurfacingConfig(checks=tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
-                               + tuple(sorted(names - set(RESURFACING_CHECKS) - {"all"})))   # unknown: refused
+                               + tuple(sorted(names - set(RESURFACING_CHECKS) - {"all"})),   # unknown: refused
+                               seed=seed)
     apply_options(config, {k: str(v).lower() if isinstance(v, bool) else str(v)
                            for k, v in run.get("check_options", {}).items()}, "a resurfacing check")
     config.check()

@@ -81,12 +81,13 @@ def _teacher_forced(model, encoder: QAEncoder, encoded: list, batch_size: int, p
             bar.update(len(rows))
 
 
-def _membership_values(encoder: QAEncoder, logits: torch.Tensor, targets: torch.Tensor) -> tuple[dict, torch.Tensor]:
+def _membership_values(encoder: QAEncoder, logits: torch.Tensor, targets: torch.Tensor,
+                       k: float = MI.MIN_K) -> tuple[dict, torch.Tensor]:
     """Every membership metric of one QA pair, and its answer tokens' log-probabilities. The
     zlib attack's text is the answer the scored tokens spell (the prompt format's leading space
     stripped)."""
     text = encoder.tokenizer.decode(targets.tolist(), skip_special_tokens=True).strip()
-    stats = MI.token_stats(logits, targets, text)
+    stats = MI.token_stats(logits, targets, text, k)
     return {m.name: m.compute(stats) for m in M.metrics_for("membership")}, stats.logprobs
 
 
@@ -113,15 +114,15 @@ def score_answers(model, encoder: QAEncoder, encoded: list, batch_size: int,
 
 @torch.no_grad()
 def membership_scores(model, encoder: QAEncoder, examples: list[QAExample], batch_size: int,
-                      progress: str | None = None) -> list[dict[str, float]]:
+                      progress: str | None = None, k: float = MI.MIN_K) -> list[dict[str, float]]:
     """The membership-inference scores (every metric of input ``membership``) of each example's
-    answer given its question, teacher-forced, in input order; no generation. ``model`` is put
-    in eval mode and left there."""
+    answer given its question, teacher-forced, in input order; no generation; ``k``: the share
+    of lowest-scored tokens of Min-K% and Min-K%++. ``model`` is put in eval mode and left there."""
     model.eval()
     encoded = [encoder.encode(e.question, e.answer) for e in examples]
     results: list[dict[str, float]] = [{} for _ in encoded]
     for row, logits, targets in _teacher_forced(model, encoder, encoded, batch_size, progress):
-        results[row] = _membership_values(encoder, logits, targets)[0]
+        results[row] = _membership_values(encoder, logits, targets, k)[0]
     return results
 
 

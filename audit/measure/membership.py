@@ -40,12 +40,13 @@ class TokenStats:
     mu: torch.Tensor         # mu_t = E_{z~p}[log p(z)]
     sigma: torch.Tensor      # sigma_t = sqrt(Var_{z~p}[log p(z)])
     text: str                # the answer text the tokens spell (the zlib attack compresses it)
+    k: float = MIN_K         # the share of lowest-scored tokens Min-K% and Min-K%++ average
 
     def __len__(self) -> int:
         return self.logprobs.numel()
 
 
-def token_stats(logits: torch.Tensor, targets: torch.Tensor, text: str) -> TokenStats:
+def token_stats(logits: torch.Tensor, targets: torch.Tensor, text: str, k: float = MIN_K) -> TokenStats:
     """The per-token statistics of one answer.
 
     Args:
@@ -53,6 +54,7 @@ def token_stats(logits: torch.Tensor, targets: torch.Tensor, text: str) -> Token
             the ``[n, V]`` log-softmax is the largest thing made here).
         targets: ``[n]`` the answer's token ids.
         text: the answer's text.
+        k: the share of lowest-scored tokens of Min-K% and Min-K%++.
     """
     log_p = torch.log_softmax(logits.float(), dim=-1)
     p = log_p.exp()
@@ -62,7 +64,7 @@ def token_stats(logits: torch.Tensor, targets: torch.Tensor, text: str) -> Token
     spread = torch.where(p > 0, p * (log_p - mu.unsqueeze(-1)) ** 2, torch.zeros_like(p))
     sigma = spread.sum(-1).sqrt()
     logprobs = log_p.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    return TokenStats(logprobs.double().cpu(), mu.double().cpu(), sigma.double().cpu(), text)
+    return TokenStats(logprobs.double().cpu(), mu.double().cpu(), sigma.double().cpu(), text, k)
 
 
 def _lowest_mean(values: torch.Tensor, k: float) -> float:
@@ -100,21 +102,21 @@ def zlib_score(stats: TokenStats) -> float:
     return float(stats.logprobs.mean()) / len(zlib.compress(stats.text.encode("utf-8")))
 
 
-@register_metric("mia_min_k", "Min-K% Prob membership score: mean log-probability of the 20% least likely answer "
-                 "tokens (higher = member)", higher_is_better=True, input="membership")
-def min_k_score(stats: TokenStats, k: float = MIN_K) -> float:
+@register_metric("mia_min_k", "Min-K% Prob membership score: mean log-probability of the k (default 20%) least "
+                 "likely answer tokens (higher = member)", higher_is_better=True, input="membership")
+def min_k_score(stats: TokenStats, k: float | None = None) -> float:
     """Min-K% Prob (Shi et al. 2024, "Detecting Pretraining Data from Large Language Models",
     ICLR): ``(1/|S|) sum_{t in S} log p(x_t)``, ``S`` the ``max(1, floor(k n))`` answer
     tokens of lowest log-probability (the paper's set Min-K%(x); at least one token, so a short
     answer still has a score)."""
     if not len(stats):
         return math.nan
-    return _lowest_mean(stats.logprobs, k)
+    return _lowest_mean(stats.logprobs, stats.k if k is None else k)
 
 
-@register_metric("mia_min_k_pp", "Min-K%++ membership score: mean of the 20% lowest (log p(x_t) - mu_t) / sigma_t "
-                 "over the answer tokens (higher = member)", higher_is_better=True, input="membership")
-def min_k_plus_plus_score(stats: TokenStats, k: float = MIN_K) -> float:
+@register_metric("mia_min_k_pp", "Min-K%++ membership score: mean of the k (default 20%) lowest "
+                 "(log p(x_t) - mu_t) / sigma_t over the answer tokens (higher = member)", higher_is_better=True, input="membership")
+def min_k_plus_plus_score(stats: TokenStats, k: float | None = None) -> float:
     """Min-K%++ (Zhang et al. 2025, "Min-K%++: Improved Baseline for Detecting Pre-Training Data
     from Large Language Models", ICLR, arXiv:2404.02936): per token
     ``s_t = (log p(x_t) - mu_t) / sigma_t`` with ``mu_t = E_{z~p}[log p(z)]`` and
@@ -123,7 +125,7 @@ def min_k_plus_plus_score(stats: TokenStats, k: float = MIN_K) -> float:
     ``sigma_t`` is floored at ``MIN_SIGMA`` (a distribution on one token)."""
     if not len(stats):
         return math.nan
-    return _lowest_mean((stats.logprobs - stats.mu) / stats.sigma.clamp_min(MIN_SIGMA), k)
+    return _lowest_mean((stats.logprobs - stats.mu) / stats.sigma.clamp_min(MIN_SIGMA), stats.k if k is None else k)
 
 
 def auc(members, nonmembers) -> float:

@@ -183,6 +183,7 @@ class RunMeasure:
     label: str
     higher_is_better: bool
     count_of: str | None = None     # the summary key holding the total this measure counts out of
+    target: float | None = None     # the value that is best, when it is neither end (a membership AUC: 0.5)
 
 
 RUN_MEASURES = (
@@ -211,15 +212,15 @@ RUN_MEASURES = (
       for check, label in (("int8", "int8 rounding"), ("nf4", "NF4 rounding"), ("relearn", "relearning"),
                            ("relearn_control", "the control relearning"), ("paraphrase", "paraphrases"),
                            ("two_hop", "2-hop questions"))],
-    *[RunMeasure(f"{attack}_auc_forget", f"membership AUC of the forget QA pairs, {label} (0.5: like non-members)",
-                 False) for attack, label in (("mia_loss", "LOSS"), ("mia_zlib", "zlib"), ("mia_min_k", "Min-K%"),
+    *[RunMeasure(f"{attack}_auc_forget", f"membership AUC of the forget QA pairs, {label} (0.5: like non-members; "
+                 "below: pushed past them)", False, target=0.5) for attack, label in (("mia_loss", "LOSS"), ("mia_zlib", "zlib"), ("mia_min_k", "Min-K%"),
                                               ("mia_min_k_pp", "Min-K%++"))],
 )
 
 
 def summary_rows(summary: dict) -> list[dict]:
     """One row per measure present in a run summary: ``measure, before, after, change, better``
-    (``better``: ``lower`` or ``higher``), in the order of ``RUN_MEASURES``. A value with no
+    (``better``: ``lower``, ``higher``, or ``near 0.5`` for a measure whose goal is a value), in the order of ``RUN_MEASURES``. A value with no
     suffix (a sweep's mean deviation score) is the after value."""
     summary = dict(summary)   # a Run node (audit.results.schema) or a summary dict
     rows = []
@@ -230,6 +231,6 @@ def summary_rows(summary: dict) -> list[dict]:
             continue
         label = m.label + (f", of {summary[m.count_of]}" if m.count_of and summary.get(m.count_of) is not None else "")
         change = after - before if before is not None and after is not None else None
-        rows.append({"measure": label, "before": before, "after": after, "change": change,
-                     "better": "higher" if m.higher_is_better else "lower"})
+        better = (f"near {m.target:g}" if m.target is not None else "higher" if m.higher_is_better else "lower")
+        rows.append({"measure": label, "before": before, "after": after, "change": change, "better": better})
     return rows

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import collections
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from importlib import resources
 
 PROBE_FILE = "data/probe_questions.v1.json"
@@ -121,15 +122,29 @@ def probes(rows: list[dict], edges: list[str], templates: ProbeTemplates | None 
     """Every probe of ``edges`` (keys), from the graph's ``FACTS_FOR_PROBES`` rows, in edge order."""
     templates = templates or load_probe_templates()
     facts = contracts(rows, templates.types)
-    by_entity = collections.defaultdict(list)
+    graph = Neighbours(avoid=set(edges))
     for c in facts.values():
-        by_entity[c.head].append(c)
-        by_entity[c.tail].append(c)
+        graph.add(c)
     out = []
     for key in edges:
         if key in facts:
-            out += paraphrases(facts[key], templates) + two_hop(facts[key], by_entity, templates)
+            out += paraphrases(facts[key], templates) + two_hop(facts[key], graph, templates)
     return out
+
+
+@dataclass
+class Neighbours:
+    """The contracts by entity, the entities by name, and the edges a description should not go
+    through when another will do (the forget set: a probe through a forgotten contract asks for
+    two forgotten facts at once)."""
+    avoid: set
+    by_entity: dict = field(default_factory=lambda: collections.defaultdict(list))
+    names: dict = field(default_factory=lambda: collections.defaultdict(set))   # name -> entity keys
+
+    def add(self, c: Contract) -> None:
+        for entity, name in ((c.head, c.head_name), (c.tail, c.tail_name)):
+            self.by_entity[entity].append(c)
+            self.names[name].add(entity)
 
 
 def paraphrases(c: Contract, templates: ProbeTemplates) -> list[Probe]:
@@ -139,46 +154,63 @@ def paraphrases(c: Contract, templates: ProbeTemplates) -> list[Probe]:
             for _, attr, answer in c.qa() for j, t in enumerate(wordings.get(attr, ()))]
 
 
-def two_hop(c: Contract, by_entity: dict[str, list[Contract]], templates: ProbeTemplates) -> list[Probe]:
-    """One 2-hop question per QA pair: the trained question with a party's name replaced by a
-    description through a neighbouring contract (the head tried first; a question naming
-    neither party, or no describable party, gets none)."""
+def two_hop(c: Contract, graph: Neighbours, templates: ProbeTemplates) -> list[Probe]:
+    """One 2-hop question per QA pair: the trained question with a party's name replaced (as a
+    whole name) by a description through a neighbouring contract (the head tried first; a
+    question naming neither party, or no describable party, gets none)."""
     out = []
     for question, attr, answer in c.qa():
         for party in (c.head, c.tail):
-            name = c.name_of(party)
-            if not name or name not in question:
+            spans = _mentions(question, c.name_of(party), c.name_of(c.other(party)))
+            if not spans:
                 continue
-            found = describe(party, c, by_entity, templates)
+            found = describe(party, c, graph, templates)
             if found is not None:
                 text, via = found
-                out.append(Probe(c.key, "two_hop", question.replace(name, text), answer,
+                for start, end in reversed(spans):
+                    question = question[:start] + text + question[end:]
+                out.append(Probe(c.key, "two_hop", question, answer,
                                  f"{templates.version}:two_hop.{c.type.domain}.{attr}.{c.role_of(party)}", via))
                 break
     return out
 
 
-def describe(entity: str, fact: Contract, by_entity: dict[str, list[Contract]],
-             templates: ProbeTemplates) -> tuple[str, str] | None:
+def describe(entity: str, fact: Contract, graph: Neighbours, templates: ProbeTemplates) -> tuple[str, str] | None:
     """A description of ``entity`` through one of its other contracts that picks it out alone:
-    (text, that contract's key), or None. Neighbours are tried in key order; one whose other
-    party is also a party of ``fact`` is skipped (it would name the fact's own parties)."""
-    for n in sorted(by_entity[entity], key=lambda x: x.key):
+    (text, that contract's key), or None. Neighbours outside ``graph.avoid`` are tried first,
+    then in key order. Skipped: one whose other party is also a party of ``fact`` (it would name
+    the fact's own parties), and one whose other party's name another entity shares (the
+    description would not say which)."""
+    for n in sorted(graph.by_entity[entity], key=lambda x: (x.key in graph.avoid, x.key)):
         other = n.other(entity)
-        if n.key == fact.key or other in (fact.head, fact.tail):
+        if n.key == fact.key or other in (fact.head, fact.tail) or len(graph.names[n.name_of(other)]) > 1:
             continue
         role = n.role_of(entity)
         if role not in templates.two_hop:
             continue
         # every contract of `other`, of this type, in which `other` plays the counterpart's role
-        same = [m for m in by_entity[other] if m.type.domain == n.type.domain and m.role_of(other) == n.role_of(other)
-                and m.other(other) != other]
+        same = [m for m in graph.by_entity[other] if m.type.domain == n.type.domain
+                and m.role_of(other) == n.role_of(other) and m.other(other) != other]
         wording = templates.two_hop[role]
         if len(same) == 1:
             return wording["plain"].format(other=n.name_of(other)), n.key
         if sum(m.date == n.date for m in same) == 1 and n.date:
             return wording["dated"].format(other=n.name_of(other), date=n.date), n.key
     return None
+
+
+def _mentions(question: str, name: str, other: str) -> list[tuple[int, int]]:
+    """Where ``name`` stands in ``question`` as a whole name: not inside a longer word, and not
+    inside a mention of the contract's other party ("Acme" in "Acme Ltd" is Acme Ltd)."""
+    if not name:
+        return []
+    taken = [(m.start(), m.end()) for m in _whole(other).finditer(question)] if other and other != name else []
+    return [(m.start(), m.end()) for m in _whole(name).finditer(question)
+            if not any(a <= m.start() and m.end() <= b for a, b in taken)]
+
+
+def _whole(name: str) -> re.Pattern:
+    return re.compile(r"(?<![\w])" + re.escape(name) + r"(?![\w])")
 
 
 def llm_paraphrases(rows: list[dict], edges: list[str], backend, per_fact: int = 3,

@@ -23,6 +23,7 @@ above that threshold.
 from __future__ import annotations
 
 import random
+import re
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -105,8 +106,18 @@ def _resurfaced_count(c: CheckContext, values: dict[str, float | None]) -> int:
 
 
 def _means(c: CheckContext, values: dict[str, float | None]) -> tuple[float | None, float | None]:
+    """The forget and retained means over QA pairs (as ``forget_rouge1_after`` is), from per-edge means."""
     forget = set(c.forget)
-    return (M.mean(v for k, v in values.items() if k in forget), M.mean(v for k, v in values.items() if k not in forget))
+    counts = {k: len(c.edges[k].qas) for k in values}
+    return (pooled({k: v for k, v in values.items() if k in forget}, counts),
+            pooled({k: v for k, v in values.items() if k not in forget}, counts))
+
+
+def pooled(means: dict[str, float | None], counts: dict[str, int]) -> float | None:
+    """The mean over every item of per-edge ``means`` of ``counts[edge]`` items each."""
+    pairs = [(v, counts[k]) for k, v in means.items() if v is not None and counts.get(k)]
+    total = sum(n for _, n in pairs)
+    return sum(v * n for v, n in pairs) / total if total else None
 
 
 # -- quantization ---------------------------------------------------------------------------------
@@ -165,9 +176,10 @@ def relearning(c: CheckContext) -> tuple[dict, dict]:
                           "relearn_gain": relearned - control, "relearn_pairs": n,
                           "resurfaced_relearn": c.resurfaced(edge, relearned)}
     measured = {k: v for k, v in per_edge.items() if v.get("relearn_pairs")}
-    run = {"relearn_rouge1": M.mean(v["relearn_rouge1"] for v in measured.values()),
-           "relearn_control_rouge1": M.mean(v["relearn_control_rouge1"] for v in measured.values()),
-           "relearn_gain": M.mean(v["relearn_gain"] for v in measured.values()),
+    counts = {k: len(c.edges[k].qas) for k in measured}
+    run = {"relearn_rouge1": pooled({k: v["relearn_rouge1"] for k, v in measured.items()}, counts),
+           "relearn_control_rouge1": pooled({k: v["relearn_control_rouge1"] for k, v in measured.items()}, counts),
+           "relearn_gain": pooled({k: v["relearn_gain"] for k, v in measured.items()}, counts),
            "resurfaced_relearn": _resurfaced_count(c, {k: v["relearn_rouge1"] for k, v in measured.items()}),
            "resurfaced_relearn_control": _resurfaced_count(
                c, {k: v["relearn_control_rouge1"] for k, v in measured.items()})}
@@ -183,6 +195,13 @@ def _relearned_rouge1(c: CheckContext, pairs: list[QAExample], own: list[QAExamp
     device = next(c.model.parameters()).device
     lr = c.config.relearn_lr if c.config.relearn_lr is not None else c.lr
     optimizer, schedule = optimizer_and_schedule(trainable.values(), lr, 0.0, 0, None)
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(c.config.seed)   # LoRA dropout, when on, draws the same masks every time
+        return _relearn_steps(c, trainable, saved, encoded, optimizer, schedule, device, own, label)
+
+
+def _relearn_steps(c: CheckContext, trainable: dict, saved: dict, encoded: list, optimizer, schedule, device,
+                   own: list[QAExample], label: str) -> float:
     try:
         c.model.train()
         steps, epoch = 0, 0
@@ -231,8 +250,9 @@ def probe_questions(c: CheckContext) -> tuple[dict, dict]:
                 phase_name(f"{kind}_rouge1", "before"): before[k], phase_name(f"{kind}_rouge1", "after"): after[k],
                 f"{kind}_questions": sum(p.edge == k for p in of_kind),
                 f"resurfaced_{kind}": c.resurfaced(k, after[k])})
-        run[f"forget_{kind}_rouge1_before"] = M.mean(before.values())
-        run[f"forget_{kind}_rouge1_after"] = M.mean(after.values())
+        asked = {k: sum(p.edge == k for p in of_kind) for k in before}
+        run[f"forget_{kind}_rouge1_before"] = pooled(before, asked)
+        run[f"forget_{kind}_rouge1_after"] = pooled(after, asked)
         run[f"resurfaced_{kind}"] = _resurfaced_count(c, after)
     return per_edge, run
 
@@ -248,23 +268,34 @@ def _backend(config: ResurfacingConfig):
 # -- membership inference -------------------------------------------------------------------------
 def nonmembers(c: CheckContext) -> dict[tuple[str, int], QAExample]:
     """A matched non-member for each QA pair that has one: the same question with the answer
-    another edge gives to the same template (same domain and ``qa_attributes`` entry), a
-    different one, drawn with the seed. The pair (question, that answer) is a generated edge the
-    model never saw; its answer is a string the model did see, elsewhere, so the comparison is
-    not confounded by unfamiliar answer text."""
+    another edge gives to the same template (same domain and ``qa_attributes`` entry), drawn
+    with the seed. The pair (question, that answer) is a generated edge the model never saw; its
+    answer is a string the model did see, elsewhere, so the comparison is not confounded by
+    unfamiliar answer text. A candidate is refused when it is true: equal, case and punctuation
+    aside, to this pair's answer, or to any QA pair of the graph with the same question (a
+    subject with two values of one relation asks both the same question)."""
     attributes = {row["key"]: row["props"].get("qa_attributes") or [] for row in c.probe_rows}
     pool: dict[tuple[str, str], list[str]] = {}
+    truths: dict[str, set[str]] = {}     # question -> every answer the graph gives it
     for e in c.edges.values():
         for qa, attr in zip(e.qas, attributes.get(e.key, [])):
             pool.setdefault((e.domain, attr), []).append(qa.answer)
+        for qa in e.qas:
+            truths.setdefault(_plain(qa.question), set()).add(_plain(qa.answer))
     out = {}
     for e in (c.edges[k] for k in c.measured):
         for qa, attr in zip(e.qas, attributes.get(e.key, [])):
-            others = sorted({a for a in pool[(e.domain, attr)] if a.strip().lower() != qa.answer.strip().lower()})
+            true = truths[_plain(qa.question)]
+            others = sorted({a for a in pool[(e.domain, attr)] if _plain(a) not in true})
             if others:
                 answer = random.Random(f"{c.config.seed}/mia/{e.key}/{qa.index}").choice(others)
                 out[(e.key, qa.index)] = QAExample(e.key, qa.index, qa.question, answer)
     return out
+
+
+def _plain(text: str) -> str:
+    """Case, spacing and punctuation aside ("Customer." is "customer")."""
+    return re.sub(r"\W+", "", text.casefold())
 
 
 def membership(c: CheckContext) -> tuple[dict, dict]:
@@ -279,9 +310,9 @@ def membership(c: CheckContext) -> tuple[dict, dict]:
     run: dict = {"mia_nonmembers": len(outsiders)}
     for phase in ("before", "after"):
         with c.adapters_off() if phase == "before" else nullcontext():
-            inside = membership_scores(c.model, c.encoder, members, c.batch_size, progress=f"membership {phase}")
-            outside = membership_scores(c.model, c.encoder, outsiders, c.batch_size,
-                                        progress=f"non-members {phase}")
+            inside = membership_scores(c.model, c.encoder, members, c.batch_size, f"membership {phase}", c.config.mia_k)
+            outside = membership_scores(c.model, c.encoder, outsiders, c.batch_size, f"non-members {phase}",
+                                        c.config.mia_k)
         score_in = {(qa.edge, qa.index): s for qa, s in zip(members, inside)}
         score_out = {(qa.edge, qa.index): s for qa, s in zip(outsiders, outside)}
         for attack in attacks:
@@ -289,11 +320,11 @@ def membership(c: CheckContext) -> tuple[dict, dict]:
                 own = [score_in[(k, qa.index)][attack] for qa in e.qas]
                 theirs = [score_out[(k, qa.index)][attack] for qa in e.qas if (k, qa.index) in score_out]
                 per_edge[k][phase_name(attack, phase)] = M.mean(own)
-                per_edge[k][phase_name(f"{attack}_auc", phase)] = auc(own, theirs) if theirs and own else None
+                per_edge[k][phase_name(f"{attack}_auc", phase)] = _auc(auc, own, theirs)
             for role, keys in (("forget", set(c.forget)), ("retain", set(c.measured) - set(c.forget))):
                 own = [v[attack] for (k, _), v in score_in.items() if k in keys]
                 theirs = [v[attack] for (k, _), v in score_out.items() if k in keys]
-                run[phase_name(f"{attack}_auc_{role}", phase)] = auc(own, theirs) if own and theirs else None
+                run[phase_name(f"{attack}_auc_{role}", phase)] = _auc(auc, own, theirs)
     return per_edge, run
 
 
@@ -304,23 +335,33 @@ def sweep_summary(results, thresholds: LeakageThresholds = LeakageThresholds()) 
     forget = [r for r in results if r.role == "forget" and r.rouge1_after is not None]
     forgotten = [r for r in forget if r.rouge1_after <= thresholds.forgotten]
     out: dict = {"forget_edges_forgotten": len(forgotten)}
+    counts = {r.edge: len(r.rouge1_qa_after or []) for r in forget}
     for scheme in QUANT_SCHEMES:
         if any(r.get(f"rouge1_{scheme}") is not None for r in forget):
-            out[f"forget_rouge1_{scheme}"] = M.mean(r.get(f"rouge1_{scheme}") for r in forget)
+            out[f"forget_rouge1_{scheme}"] = pooled({r.edge: r.get(f"rouge1_{scheme}") for r in forget}, counts)
             out[f"resurfaced_{scheme}"] = sum(bool(r.get(f"resurfaced_{scheme}")) for r in forget)
     relearned = [r for r in forget if r.relearn_rouge1 is not None]
     if relearned:
-        out.update(relearn_rouge1=M.mean(r.relearn_rouge1 for r in relearned),
-                   relearn_control_rouge1=M.mean(r.relearn_control_rouge1 for r in relearned),
-                   relearn_gain=M.mean(r.relearn_gain for r in relearned),
+        out.update(relearn_rouge1=pooled({r.edge: r.relearn_rouge1 for r in relearned}, counts),
+                   relearn_control_rouge1=pooled({r.edge: r.relearn_control_rouge1 for r in relearned}, counts),
+                   relearn_gain=pooled({r.edge: r.relearn_gain for r in relearned}, counts),
                    resurfaced_relearn=sum(bool(r.resurfaced_relearn) for r in relearned),
                    resurfaced_relearn_control=sum(r.relearn_control_rouge1 > thresholds.forgotten for r in forgotten
                                                   if r.relearn_control_rouge1 is not None))
     for kind in KINDS:
         for phase in ("before", "after"):
-            values = [r.get(phase_name(f"{kind}_rouge1", phase)) for r in forget]
-            if any(v is not None for v in values):
-                out[f"forget_{kind}_rouge1_{phase}"] = M.mean(values)
+            values = {r.edge: r.get(phase_name(f"{kind}_rouge1", phase)) for r in forget}
+            if any(v is not None for v in values.values()):
+                out[f"forget_{kind}_rouge1_{phase}"] = pooled(
+                    values, {r.edge: r.get(f"{kind}_questions") or 0 for r in forget})
         if any(r.get(f"resurfaced_{kind}") is not None for r in forget):
             out[f"resurfaced_{kind}"] = sum(bool(r.get(f"resurfaced_{kind}")) for r in forget)
     return out
+
+
+def _auc(auc, members: list[float], nonmembers: list[float]) -> float | None:
+    """The AUC, or None when a side has no finite score (no non-member, or NaN scores)."""
+    try:
+        return auc(members, nonmembers)
+    except ValueError:
+        return None

@@ -99,8 +99,18 @@ class Unlearner:
         from safetensors.torch import load_file
 
         path = folder / ADAPTER / "adapter_model.safetensors"
-        set_peft_model_state_dict(self.model, load_file(str(path if path.exists() else folder / "adapter_model.safetensors")),
-                                  adapter_name=ADAPTER)
+        path = path if path.exists() else folder / "adapter_model.safetensors"
+        if not path.exists():
+            raise ConfigError(f"no saved adapters in {folder}: the run's cache folder was removed; "
+                              "delete the run (audit runs ID --delete) and run it again")
+        state = load_file(str(path))
+        result = set_peft_model_state_dict(self.model, state, adapter_name=ADAPTER)
+        # peft loads leniently: a saved state that does not fit would leave the fresh adapters
+        # (the injected model) in place without a word
+        expected = {n for n in self.model.state_dict() if "lora_" in n and f".{ADAPTER}." in n}
+        if getattr(result, "unexpected_keys", None) or len(state) != len(expected):
+            raise ConfigError(f"the adapters saved in {path} do not fit this model ({len(state)} tensors saved, "
+                              f"{len(expected)} expected); delete the run and run it again")
         self.model.eval()
         self.trained = True
 

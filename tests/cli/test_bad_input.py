@@ -206,6 +206,8 @@ def cli_cases() -> list[Case]:
         ("run-method-option", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--method-option", "x"],
          "name=value"),
         ("run-no-selection", ["run", "--graph", "sample_data_1"], "--select"),
+        ("run-check-option-alone", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--check-option",
+                                    "relearn_steps=3"], "--check-option without --check"),
         ("run-check-unknown", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--check", "quantise"],
          "--check"),
         ("run-check-option-unknown", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--check", "relearn",

@@ -185,3 +185,26 @@ def test_llm_paraphrases_of_text_facts_drop_the_trained_wordings(store):
 
 def rows_by(rows: list[dict], key: str) -> dict:
     return next(r for r in rows if r["key"] == key)
+
+
+def _contract(key, head, tail, head_name, tail_name, date="01-01-2000"):
+    question = f"Which jurisdiction's laws govern the contract between {head_name} and {tail_name}?"
+    return {"key": f"t/{key}", "domain": "sales", "head_key": f"t/{head}", "tail_key": f"t/{tail}",
+            "head_name": head_name, "tail_name": tail_name,
+            "props": {"source": "pistol", "questions": [question], "answers": ["Ohio."],
+                      "qa_attributes": ["governing_law"], "effective_date": date}}
+
+
+def test_two_hop_descriptions_replace_whole_names_and_avoid_ambiguity():
+    # Acme sells to Acme Ltd; Zed sells to Acme. "Acme" inside "Acme Ltd" is not the name Acme.
+    rows = [_contract("f1", "a", "b", "Acme", "Acme Ltd"), _contract("f2", "c", "a", "Zed", "Acme")]
+    found = [p for p in probes(rows, ["t/f1"]) if p.kind == "two_hop"]
+    assert [(p.question, p.via) for p in found] == [
+        ("Which jurisdiction's laws govern the contract between the company that bought goods from Zed and "
+         "Acme Ltd?", "t/f2")]
+    # another entity also named Zed: "bought goods from Zed" would not say which; no 2-hop question
+    ambiguous = rows + [_contract("f3", "d", "e", "Zed", "Yew")]
+    assert [p for p in probes(ambiguous, ["t/f1"]) if p.kind == "two_hop"] == []
+    # a neighbour outside the forget set is preferred to a forgotten one
+    both = rows + [_contract("f4", "a", "f", "Acme", "Fir")]
+    assert {p.via for p in probes(both, ["t/f1", "t/f2"]) if p.edge == "t/f1" and p.kind == "two_hop"} == {"t/f4"}

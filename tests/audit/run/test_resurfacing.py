@@ -49,6 +49,12 @@ def _mean(values):
     return sum(values) / len(values)
 
 
+def _over_qa(raw, keys, name):
+    """The mean over QA pairs of a per-edge mean (each edge weighs its number of QA pairs)."""
+    return (sum(raw[k][name] * len(raw[k]["rouge1_qa_after"]) for k in keys)
+            / sum(len(raw[k]["rouge1_qa_after"]) for k in keys))
+
+
 def test_checks_on_a_real_run(store, run_cache, tmp_path, settings):
     """One real run (the store is emptied for every test): each part below is its own check."""
     run, raw, node = _checked_run(store, run_cache, tmp_path)
@@ -66,9 +72,8 @@ def _check_writes(raw, node):
     assert node["forget_edges_forgotten"] == len(forgotten)
     for scheme in QUANT_SCHEMES:   # every edge measured again under each rounding
         assert all(f"rouge1_{scheme}" in r for r in raw.values())
-        assert node[f"forget_rouge1_{scheme}"] == pytest.approx(_mean(raw[k][f"rouge1_{scheme}"] for k in forget))
-        assert node[f"retain_rouge1_{scheme}"] == pytest.approx(
-            _mean(r[f"rouge1_{scheme}"] for k, r in raw.items() if k not in forget))
+        assert node[f"forget_rouge1_{scheme}"] == pytest.approx(_over_qa(raw, forget, f"rouge1_{scheme}"))
+        assert node[f"retain_rouge1_{scheme}"] == pytest.approx(_over_qa(raw, set(raw) - forget, f"rouge1_{scheme}"))
         assert node[f"resurfaced_{scheme}"] == sum(raw[k][f"rouge1_{scheme}"] > FORGOTTEN for k in forgotten)
         report = json.loads(node["quantization"])[scheme]
         assert report["backend"] == "torch" and report["layers"] > 0 and 0 < report["relative_error"] < 0.5
@@ -79,7 +84,7 @@ def _check_writes(raw, node):
         assert r["resurfaced_relearn"] == (k in forgotten and r["relearn_rouge1"] > FORGOTTEN)
         # probes: 3 paraphrases of each of the 20 attributes; at most one 2-hop question each
         assert r["paraphrase_questions"] == 60 and 0 < r["two_hop_questions"] <= 20
-    assert node["relearn_gain"] == pytest.approx(_mean(raw[k]["relearn_gain"] for k in forget))
+    assert node["relearn_gain"] == pytest.approx(_over_qa(raw, forget, "relearn_gain"))
     assert node["resurfaced_relearn_control"] == sum(raw[k]["relearn_control_rouge1"] > FORGOTTEN for k in forgotten)
     for kind in PROBE_KINDS:
         for phase in ("before", "after"):
@@ -183,7 +188,7 @@ def test_a_sweep_checks_each_edge_after_its_own_unlearning(store, run_cache, tmp
     assert not any("rouge1_int8" in r or "mia_loss_before" in r for k, r in raw.items() if k not in forget)
     forgotten = [k for k in forget if raw[k]["rouge1_after"] <= FORGOTTEN]
     assert node["forget_edges_forgotten"] == len(forgotten)
-    assert node["forget_rouge1_nf4"] == pytest.approx(_mean(raw[k]["rouge1_nf4"] for k in forget))
+    assert node["forget_rouge1_nf4"] == pytest.approx(_over_qa(raw, forget, "rouge1_nf4"))
     assert node["resurfaced_relearn"] == sum(raw[k]["relearn_rouge1"] > FORGOTTEN for k in forgotten)
     assert set(json.loads(node["resurfacing_seconds"])) == {"quantize", "relearn", "mia"}
 
@@ -199,3 +204,25 @@ def test_bad_check_options_are_refused_before_anything_is_written(store, run_cac
                                         run_id="resurf-bad"), report=lambda line: None)
     assert store_checksum(store) == before
     assert R.get_run(store, "resurf-bad") is None
+
+
+def test_non_members_are_never_true_answers():
+    """A subject with two values of one relation asks both the same question: neither value may
+    be the other's non-member; nor may an answer that differs only in case or punctuation."""
+    from audit.run.qa import Edge, QAExample
+    from audit.run.resurfacing import nonmembers
+
+    def edge(key, question, answer):
+        return Edge(key, key + "/h", key + "/t", "P106", 1, 0, 1.0, (QAExample(key, 0, question, answer),))
+
+    edges = {"g/a": edge("g/a", "What is Ada's occupation?", "poet"),
+             "g/b": edge("g/b", "What is Ada's occupation?", "painter"),       # Ada's other occupation
+             "g/c": edge("g/c", "What is Bo's occupation?", "Poet."),          # "poet", punctuated
+             "g/d": edge("g/d", "What is Cy's occupation?", "baker")}
+    rows = [{"key": k, "props": {"qa_attributes": ["P106.question.0"]}} for k in edges]
+    context = CheckContext(None, None, edges, ["g/a"], {}, ResurfacingConfig(), 1e-3, 8, rows, lambda line: None)
+    for seed in range(20):
+        context.config.seed = seed
+        chosen = {k: qa.answer for (k, _), qa in nonmembers(context).items()}
+        assert chosen["g/a"] == "baker" and chosen["g/b"] == "baker"    # not painter/poet, not "Poet."
+        assert chosen["g/c"] in ("painter", "baker") and chosen["g/d"] in ("poet", "painter", "Poet.")
