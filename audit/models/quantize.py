@@ -61,6 +61,10 @@ class QuantizationReport:
     layers: int                 # linear layers rounded
     parameters: int             # weights rounded (biases, embeddings and lm_head excluded)
     relative_error: float       # mean |w' - w| / mean |w| over those weights (w: merged weight)
+    # Of the rounded weights of layers with a LoRA delta, the share that round to the same value as
+    # the injected (pre-unlearning) weight: where rounding erases what unlearning changed, the
+    # mechanism Zhang et al. describe. None without adapters.
+    same_as_injected: float | None = None
 
 
 def round_int8(weight: torch.Tensor) -> torch.Tensor:
@@ -144,13 +148,15 @@ def quantized(model, scheme: str, *, group_size: int = 64, backend: str = "auto"
     layers = _layers(model)
     requires_grad = {name: p.requires_grad for name, p in model.named_parameters()}
     saved: list[tuple[torch.Tensor, torch.Tensor]] = []
-    used, count, parameters, error, magnitude = set(), 0, 0, 0.0, 0.0
+    used, count, parameters, error, magnitude, same, compared = set(), 0, 0, 0.0, 0.0, 0, 0
     try:
         with torch.no_grad():
             for module, lora, rounds in layers:
                 weight = module.weight
                 saved.append((weight, weight.detach().to("cpu", copy=True)))
                 merged = weight.detach().float()
+                # the injected weight, for same_as_injected: `merged` may share its storage (float32)
+                injected = merged.clone() if rounds and lora is not None and _active(lora) else None
                 if lora is not None:
                     for adapter in _active(lora):
                         merged += lora.get_delta_weight(adapter).float()
@@ -159,16 +165,24 @@ def quantized(model, scheme: str, *, group_size: int = 64, backend: str = "auto"
                     chosen = _choose(backend, weight)
                     used.add(chosen)
                     # The rows of a transformers Conv1D (GPT-2) weight are its inputs: round its (out, in) view.
-                    rows_out = merged.t() if isinstance(module, Conv1D) else merged
-                    rounded = (round_bitsandbytes(rows_out, scheme, group_size) if chosen == "bitsandbytes"
+                    def rounding(w: torch.Tensor) -> torch.Tensor:
+                        rows_out = w.t() if isinstance(module, Conv1D) else w
+                        out = (round_bitsandbytes(rows_out, scheme, group_size) if chosen == "bitsandbytes"
                                else round_int8(rows_out) if scheme == "int8" else round_nf4(rows_out, group_size))
-                    new = rounded.t() if isinstance(module, Conv1D) else rounded
+                        return out.t() if isinstance(module, Conv1D) else out
+
+                    new = rounding(merged)
+                    if injected is not None:
+                        same += int((new == rounding(injected)).sum())
+                        compared += new.numel()
+                        del injected
                     count, parameters = count + 1, parameters + new.numel()
                     error += float((new - merged).abs().sum())
                     magnitude += float(merged.abs().sum())
                 weight.copy_(new.to(weight.dtype))
         report = QuantizationReport(scheme, "+".join(sorted(used)) or "torch", group_size if scheme == "nf4" else None,
-                                    count, parameters, error / magnitude if magnitude else 0.0)
+                                    count, parameters, error / magnitude if magnitude else 0.0,
+                                    same / compared if compared else None)
         with model.disable_adapter() if isinstance(model, PeftModel) else nullcontext():
             yield report
     finally:

@@ -294,3 +294,18 @@ def test_torch_rounding_equals_bitsandbytes_on_the_cpu():
     with quantized(model, "nf4", backend="bitsandbytes") as theirs:
         assert theirs.backend == "bitsandbytes" and theirs.parameters == ours.parameters
         assert torch.equal(logits(model), expected)
+
+
+@pytest.mark.parametrize("scheme", ["int8", "nf4"])
+def test_same_as_injected_counts_the_weights_rounding_puts_back(scheme):
+    # fresh adapters (B = 0): the merged weights are the injected ones, every rounded value is the same
+    fresh = add_adapters(tiny_llama(), UnlearnConfig(lora_r=4, lora_alpha=8)).eval()
+    with quantized(fresh, scheme) as report:
+        assert report.same_as_injected == 1.0
+    # an unlearning-sized change: some weights round elsewhere, not all
+    model = unlearned("llama")
+    with quantized(model, scheme) as report:
+        assert 0.0 < report.same_as_injected < 1.0
+    # a plain model has no injected weights to compare with
+    with quantized(tiny_llama(), scheme) as report:
+        assert report.same_as_injected is None
