@@ -145,6 +145,14 @@ QUANT_SCHEMES = ("int8", "nf4")
 QUANT_BACKENDS = ("auto", "torch", "bitsandbytes")
 
 
+def check_names(names) -> tuple[str, ...]:
+    """The checks named (case aside), in their fixed order; ``all`` is every one. An unknown name
+    is kept, last, so that ``ResurfacingConfig.check`` refuses it by name."""
+    names = {name.lower() for name in names}
+    return (tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
+            + tuple(sorted(names - set(RESURFACING_CHECKS) - {"all"})))
+
+
 @dataclass
 class ResurfacingConfig:
     """Checks run after unlearning on the same model, each measuring every edge again

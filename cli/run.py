@@ -10,7 +10,8 @@ import click
 
 from audit.config import (EVAL_BATCH_SIZE, INJECT_QA, MIXED_PASSAGES, PRETRAINED_UNLEARN_LR, RESURFACING_CHECKS,
                           SCRATCH_UNLEARN_LR, SMALL_MODEL_WIDTH, TRAIN_ON, UNLEARNING_METHODS, InjectionConfig,
-                          MemorizationConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig, apply_options)
+                          MemorizationConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig, apply_options,
+                          check_names)
 from audit.run.selectors import SELECTORS
 from audit.measure.metrics import summary_rows
 from cli.common import connection_options, emit_rows, format_option
@@ -29,12 +30,6 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{item!r} is not name=value (e.g. --method-option beta=0.2)")
         out[name] = value
     return out
-
-
-def _checks(names: tuple[str, ...]) -> tuple[str, ...]:
-    """The checks asked for, in their fixed order; ``all`` is every one."""
-    names = {n.lower() for n in names}
-    return tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
 
 
 @click.command()
@@ -164,7 +159,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
                               gradient_checkpointing=gradient_checkpointing),
         training=TrainingDataConfig(train_on=train_on, mixed_passages=mixed_passages, chunk_tokens=chunk_tokens,
                                     inject_qa=inject_qa),
-        resurfacing=apply_options(ResurfacingConfig(checks=_checks(checks), seed=seed), _options(check_options),
+        resurfacing=apply_options(ResurfacingConfig(checks=check_names(checks), seed=seed), _options(check_options),
                                   "a resurfacing check"),
     )
     with GraphStore.open(settings) as store:

@@ -43,8 +43,7 @@ from pathlib import Path
 
 import yaml
 
-from audit.config import (RESURFACING_CHECKS, SIZES, UNLEARNING_METHODS, ResurfacingConfig, TrainingDataConfig,
-                          apply_options)
+from audit.config import SIZES, UNLEARNING_METHODS, ResurfacingConfig, TrainingDataConfig, apply_options, check_names
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
@@ -310,10 +309,7 @@ def resurfacing_config(run: dict, seed: int = 0) -> ResurfacingConfig:
     checks = run.get("checks", [])
     if not all(isinstance(name, str) for name in checks):
         raise ConfigError(f"checks {checks!r}: expected a list of names")
-    names = {name.lower() for name in checks}
-    config = ResurfacingConfig(checks=tuple(c for c in RESURFACING_CHECKS if c in names or "all" in names)
-                               + tuple(sorted(names - set(RESURFACING_CHECKS) - {"all"})),   # unknown: refused
-                               seed=seed)
+    config = ResurfacingConfig(checks=check_names(checks), seed=seed)
     apply_options(config, {k: str(v).lower() if isinstance(v, bool) else str(v)
                            for k, v in run.get("check_options", {}).items()}, "a resurfacing check")
     config.check()

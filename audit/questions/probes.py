@@ -219,7 +219,7 @@ def llm_paraphrases(rows: list[dict], edges: list[str], backend, per_fact: int =
     contracts have their templates). ``backend``: an ``audit.questions.llm`` backend. A question
     the model writes that is one of the fact's trained questions (case and spacing aside) is
     dropped; bad replies are counted and said through ``notes``, never raised."""
-    from audit.questions.llm import FactForQuestions, generate_questions, load_prompt
+    from audit.questions.llm import FactForQuestions, _normalize, generate_questions, load_prompt
 
     wanted = set(edges)
     text = [r for r in rows if r["key"] in wanted and r["props"].get("source") != "pistol"
@@ -232,10 +232,7 @@ def llm_paraphrases(rows: list[dict], edges: list[str], backend, per_fact: int =
     batch = generate_questions(facts, backend, per_fact=per_fact, prompt=prompt)
     if notes:
         notes(f"probes: {batch.summary()}")
-    trained = {r["key"]: {_plain(q) for q in r["props"].get("questions") or []} for r in text}
+    trained = {r["key"]: {_normalize(q) for q in r["props"].get("questions") or []} for r in text}
     return [Probe(q.fact, "paraphrase", q.question, q.answer, q.source) for q in batch.questions
-            if _plain(q.question) not in trained[q.fact]]
+            if _normalize(q.question) not in trained[q.fact]]
 
-
-def _plain(text: str) -> str:
-    return " ".join(text.lower().split())

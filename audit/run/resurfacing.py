@@ -22,6 +22,7 @@ above that threshold.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import time
@@ -82,9 +83,11 @@ class CheckContext:
 
 
 def run_checks(c: CheckContext) -> tuple[dict[str, dict], dict]:
-    """Every configured check: (per-edge properties by edge key, Run properties)."""
+    """Every configured check: (per-edge properties by edge key, the Run properties that the
+    per-edge ones do not give: reports, pooled membership AUCs, seconds). The Run's means and
+    counts are ``summary`` of the EdgeResults once these are written."""
     per_edge: dict[str, dict] = {k: {} for k in c.measured}
-    run: dict = {"forget_edges_forgotten": sum(c.forgotten(k) for k in c.forget)}
+    run: dict = {}
     seconds = {}
     for name, check in (("quantize", quantization), ("relearn", relearning), ("probes", probe_questions),
                         ("mia", membership)):
@@ -99,18 +102,6 @@ def run_checks(c: CheckContext) -> tuple[dict[str, dict], dict]:
         c.report(f"resurfacing check {name}: {seconds[name]:.1f} s")
     run["resurfacing_seconds"] = seconds
     return {k: v for k, v in per_edge.items() if v}, run
-
-
-def _resurfaced_count(c: CheckContext, values: dict[str, float | None]) -> int:
-    return sum(bool(c.resurfaced(k, values.get(k))) for k in c.forget)
-
-
-def _means(c: CheckContext, values: dict[str, float | None]) -> tuple[float | None, float | None]:
-    """The forget and retained means over QA pairs (as ``forget_rouge1_after`` is), from per-edge means."""
-    forget = set(c.forget)
-    counts = {k: len(c.edges[k].qas) for k in values}
-    return (pooled({k: v for k, v in values.items() if k in forget}, counts),
-            pooled({k: v for k, v in values.items() if k not in forget}, counts))
 
 
 def pooled(means: dict[str, float | None], counts: dict[str, int]) -> float | None:
@@ -135,14 +126,10 @@ def quantization(c: CheckContext) -> tuple[dict, dict]:
             per_edge[k][f"rouge1_{scheme}"] = v
             if k in c.forget:
                 per_edge[k][f"resurfaced_{scheme}"] = c.resurfaced(k, v)
-        run[f"forget_rouge1_{scheme}"], run[f"retain_rouge1_{scheme}"] = _means(c, values)
-        run[f"resurfaced_{scheme}"] = _resurfaced_count(c, values)
     return per_edge, run
 
 
 def _report_dict(report) -> dict:
-    import dataclasses
-
     return dataclasses.asdict(report) if dataclasses.is_dataclass(report) else dict(report)
 
 
@@ -175,15 +162,7 @@ def relearning(c: CheckContext) -> tuple[dict, dict]:
         per_edge[edge] = {"relearn_rouge1": relearned, "relearn_control_rouge1": control,
                           "relearn_gain": relearned - control, "relearn_pairs": n,
                           "resurfaced_relearn": c.resurfaced(edge, relearned)}
-    measured = {k: v for k, v in per_edge.items() if v.get("relearn_pairs")}
-    counts = {k: len(c.edges[k].qas) for k in measured}
-    run = {"relearn_rouge1": pooled({k: v["relearn_rouge1"] for k, v in measured.items()}, counts),
-           "relearn_control_rouge1": pooled({k: v["relearn_control_rouge1"] for k, v in measured.items()}, counts),
-           "relearn_gain": pooled({k: v["relearn_gain"] for k, v in measured.items()}, counts),
-           "resurfaced_relearn": _resurfaced_count(c, {k: v["relearn_rouge1"] for k, v in measured.items()}),
-           "resurfaced_relearn_control": _resurfaced_count(
-               c, {k: v["relearn_control_rouge1"] for k, v in measured.items()})}
-    return per_edge, run
+    return per_edge, {}
 
 
 def _relearned_rouge1(c: CheckContext, pairs: list[QAExample], own: list[QAExample], label: str) -> float:
@@ -250,10 +229,6 @@ def probe_questions(c: CheckContext) -> tuple[dict, dict]:
                 phase_name(f"{kind}_rouge1", "before"): before[k], phase_name(f"{kind}_rouge1", "after"): after[k],
                 f"{kind}_questions": sum(p.edge == k for p in of_kind),
                 f"resurfaced_{kind}": c.resurfaced(k, after[k])})
-        asked = {k: sum(p.edge == k for p in of_kind) for k in before}
-        run[f"forget_{kind}_rouge1_before"] = pooled(before, asked)
-        run[f"forget_{kind}_rouge1_after"] = pooled(after, asked)
-        run[f"resurfaced_{kind}"] = _resurfaced_count(c, after)
     return per_edge, run
 
 
@@ -328,33 +303,42 @@ def membership(c: CheckContext) -> tuple[dict, dict]:
     return per_edge, run
 
 
-def sweep_summary(results, thresholds: LeakageThresholds = LeakageThresholds()) -> dict:
-    """A per-edge sweep's Run summary of the checks, from its forget EdgeResults (each measured
-    after its own unlearning): means and resurfaced counts. The pooled membership AUCs are a
-    joint run's; a sweep has each edge's own (``<attack>_auc_*`` on its EdgeResult)."""
-    forget = [r for r in results if r.role == "forget" and r.rouge1_after is not None]
+def summary(results, thresholds: LeakageThresholds = LeakageThresholds()) -> dict:
+    """The Run's means and counts of the checks, from its EdgeResults (joint runs and sweeps
+    alike): means over QA pairs (or probe questions), as ``forget_rouge1_after`` is, and how many
+    forgotten forget edges each check resurfaced. The retained means under rounding exist where
+    the retained edges were measured (a joint run)."""
+    done = [r for r in results if r.rouge1_after is not None]
+    forget = [r for r in done if r.role == "forget"]
+    retained = [r for r in done if r.role != "forget"]
     forgotten = [r for r in forget if r.rouge1_after <= thresholds.forgotten]
     out: dict = {"forget_edges_forgotten": len(forgotten)}
-    counts = {r.edge: len(r.rouge1_qa_after or []) for r in forget}
+    qa_pairs = {r.edge: len(r.rouge1_qa_after or []) for r in done}
+
+    def mean_of(rows, name, counts=qa_pairs):
+        return pooled({r.edge: r.get(name) for r in rows}, counts)
+
+    def measured(name):
+        return any(r.get(name) is not None for r in forget)
+
     for scheme in QUANT_SCHEMES:
-        if any(r.get(f"rouge1_{scheme}") is not None for r in forget):
-            out[f"forget_rouge1_{scheme}"] = pooled({r.edge: r.get(f"rouge1_{scheme}") for r in forget}, counts)
+        if measured(f"rouge1_{scheme}"):
+            out[f"forget_rouge1_{scheme}"] = mean_of(forget, f"rouge1_{scheme}")
             out[f"resurfaced_{scheme}"] = sum(bool(r.get(f"resurfaced_{scheme}")) for r in forget)
-    relearned = [r for r in forget if r.relearn_rouge1 is not None]
-    if relearned:
-        out.update(relearn_rouge1=pooled({r.edge: r.relearn_rouge1 for r in relearned}, counts),
-                   relearn_control_rouge1=pooled({r.edge: r.relearn_control_rouge1 for r in relearned}, counts),
-                   relearn_gain=pooled({r.edge: r.relearn_gain for r in relearned}, counts),
-                   resurfaced_relearn=sum(bool(r.resurfaced_relearn) for r in relearned),
-                   resurfaced_relearn_control=sum(r.relearn_control_rouge1 > thresholds.forgotten for r in forgotten
-                                                  if r.relearn_control_rouge1 is not None))
+            if any(r.get(f"rouge1_{scheme}") is not None for r in retained):
+                out[f"retain_rouge1_{scheme}"] = mean_of(retained, f"rouge1_{scheme}")
+    if measured("relearn_rouge1"):
+        out.update({name: mean_of(forget, name) for name in ("relearn_rouge1", "relearn_control_rouge1",
+                                                             "relearn_gain")})
+        out["resurfaced_relearn"] = sum(bool(r.resurfaced_relearn) for r in forget)
+        out["resurfaced_relearn_control"] = sum(r.relearn_control_rouge1 is not None
+                                                and r.relearn_control_rouge1 > thresholds.forgotten for r in forgotten)
     for kind in KINDS:
+        asked = {r.edge: r.get(f"{kind}_questions") or 0 for r in forget}
         for phase in ("before", "after"):
-            values = {r.edge: r.get(phase_name(f"{kind}_rouge1", phase)) for r in forget}
-            if any(v is not None for v in values.values()):
-                out[f"forget_{kind}_rouge1_{phase}"] = pooled(
-                    values, {r.edge: r.get(f"{kind}_questions") or 0 for r in forget})
-        if any(r.get(f"resurfaced_{kind}") is not None for r in forget):
+            if measured(phase_name(f"{kind}_rouge1", phase)):
+                out[f"forget_{kind}_rouge1_{phase}"] = mean_of(forget, phase_name(f"{kind}_rouge1", phase), asked)
+        if measured(f"resurfaced_{kind}"):
             out[f"resurfaced_{kind}"] = sum(bool(r.get(f"resurfaced_{kind}")) for r in forget)
     return out
 

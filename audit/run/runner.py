@@ -251,7 +251,7 @@ def _execute(c: RunContext) -> dict:
 def _resurfacing(c: RunContext, phases: _Phases, unlearner: Unlearner) -> dict:
     """The resurfacing checks on the unlearned model, written per edge and on the Run; a resumed
     run whose checks finished reads them back, one interrupted in them reloads the adapters."""
-    from audit.run.resurfacing import CheckContext, run_checks
+    from audit.run.resurfacing import run_checks, summary
 
     node = R.get_run(c.store, c.run)
     if node.resurfacing_seconds is not None:
@@ -260,12 +260,21 @@ def _resurfacing(c: RunContext, phases: _Phases, unlearner: Unlearner) -> dict:
         unlearner.load(c.run_dir / "adapter")
     results = R.read_results(c.store, c.run)
     rows = c.store.read(Q.FACTS_FOR_PROBES, graph=c.request.graph)
-    check = CheckContext(unlearner.model, phases.encoder, c.edges, c.forget, {r.edge: r.rouge1_after for r in results},
-                         c.request.resurfacing, c.request.unlearn.lr, c.request.eval_batch_size, rows, c.report)
-    per_edge, run_props = run_checks(check)
+    per_edge, run_props = run_checks(_check_context(c, phases, unlearner, c.forget,
+                                                    {r.edge: r.rouge1_after for r in results}, rows))
     R.write_results(c.store, c.run, [{"edge": k, **v} for k, v in per_edge.items()])
+    run_props.update(summary(R.read_results(c.store, c.run)))
     R.update_run(c.store, c.run, **run_props)
     return run_props
+
+
+def _check_context(c: RunContext, phases: _Phases, unlearner: Unlearner, forget: list[str],
+                   rouge1_after: dict[str, float], rows: list[dict], scope: list[str] | None = None):
+    """What the resurfacing checks need of a run (``audit.run.resurfacing.CheckContext``)."""
+    from audit.run.resurfacing import CheckContext
+
+    return CheckContext(unlearner.model, phases.encoder, c.edges, forget, rouge1_after, c.request.resurfacing,
+                        c.request.unlearn.lr, c.request.eval_batch_size, rows, c.report, scope=scope)
 
 
 def _sweep_data(c: RunContext, phases: _Phases, edge: str) -> tuple[list, list]:
@@ -331,22 +340,19 @@ class _SweepChecks:
         self.quantization = None
 
     def edge(self, unlearner: Unlearner, edge: str, rouge1_after: float) -> dict:
-        from audit.run.resurfacing import CheckContext, run_checks
+        from audit.run.resurfacing import run_checks
 
-        c = self.c
-        check = CheckContext(unlearner.model, self.phases.encoder, c.edges, [edge], {edge: rouge1_after},
-                             c.request.resurfacing, c.request.unlearn.lr, c.request.eval_batch_size, self.rows,
-                             c.report, scope=[edge])
-        per_edge, run = run_checks(check)
+        per_edge, run = run_checks(_check_context(self.c, self.phases, unlearner, [edge], {edge: rouge1_after},
+                                                  self.rows, scope=[edge]))
         for name, seconds in run["resurfacing_seconds"].items():
             self.seconds[name] = round(self.seconds.get(name, 0.0) + seconds, 2)
         self.quantization = self.quantization or run.get("quantization")
         return per_edge.get(edge, {})
 
     def summary(self, results) -> dict:
-        from audit.run.resurfacing import sweep_summary
+        from audit.run.resurfacing import summary
 
-        out = sweep_summary(results)
+        out = summary(results)
         if self.seconds:   # this process's share (a resumed sweep times only the edges it ran)
             out["resurfacing_seconds"] = self.seconds
         if self.quantization:
