@@ -37,6 +37,7 @@ import re
 from spacy.lookups import load_lookups
 from spacy.tokens import Doc, Span
 
+from extract.text.lexicons import cities
 from extract.text.roles import word_set
 
 PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
@@ -44,9 +45,13 @@ PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f"}
 HONORIFIC_GENDER = {"mr": "m", "sir": "m", "lord": "m", "ms": "f", "mrs": "f", "miss": "f", "dame": "f", "lady": "f"}
 # Nouns that may stand for any organisation named before; others must be the noun of its name.
 ANY_ORGANIZATION = frozenset({"company", "firm", "group", "business"})
+# Descriptions that never stand for the organisation most talked about: "the plant" of a firm's story is no firm.
+NOT_THE_SUBJECT = frozenset({"plant", "factory", "court", "government", "ministry", "department", "fund", "committee",
+                             "commission", "party", "union", "force", "developer", "maker", "manufacturer", "operator"})
 WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
 THING_PRONOUNS = frozenset({"it", "its"})
 GROUP_PRONOUNS = frozenset({"they", "their"})
+PLACE_FIRST_WORDS = frozenset({"River", "Lake", "Mount", "Port", "Cape", "Isle", "Fort", "Loch", "Lough"})
 LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "around", "into"})
 NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
 PLACE_LABELS = frozenset({"COUNTRY", "CONTINENT", "GPE", "LOC"})
@@ -129,6 +134,11 @@ class Mentions:
             starts = [o for o in orgs if len(words) == 1 and o.split()[0] == words[0] and o != token.text]
             if len(starts) == 1 and not after_preposition and self.kinds.get(token.text) == "organization":
                 self.full[token.i] = starts[0]
+                continue
+            ends = [o for o in orgs if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
+            if len(ends) == 1 and not after_preposition and self.kinds.get(token.text) in (None, "organization") \
+                    and words[0].lower() not in word_set("org_words") - word_set("team_words"):
+                self.full[token.i] = ends[0]  # "Harriers chairman X" after "Harlow Harriers"; not "Group"
 
     # -- references -------------------------------------------------------------------------
 
@@ -136,6 +146,7 @@ class Mentions:
         dead = _obituary_subject(self.doc, subject)  # a headline may name it: "X, novelist, dies at 84"
         if subject is not None and not _defines(subject):
             subject = None  # a headline's first word is no antecedent
+        self.lead = self._lead_organization()
         history: list[tuple[int, int, str, str]] = []  # (sentence, token, full name, kind)
         for s, sentence in enumerate(self.doc.sents):
             first = _first_word(sentence)
@@ -155,9 +166,9 @@ class Mentions:
                     want = ("organization", "thing")
                 elif not token.ent_type_ and lower in GROUP_PRONOUNS and i == first:
                     want = ("group",)
-                elif _definite(self.doc, i) and not token.ent_type_ and (
+                elif (_definite(self.doc, i) or _before_role(self.doc, i)) and not token.ent_type_ and (
                         lower in word_set("generic_orgs") or lower in word_set("generic_things")):
-                    want, noun = ("description",), lower
+                    want, noun = ("description",), lower  # "the company", "library director X"
                 elif token.ent_type_ == "ROLE" and _definite(self.doc, i) and not _named_after(self.doc, i):
                     want, noun = ("role",), _role_words(token.text)
                 if want is None:
@@ -177,6 +188,16 @@ class Mentions:
                     if lower in PRONOUN_GENDER and found[1] == "person":
                         self.gender.setdefault(found[0], PRONOUN_GENDER[lower])
                     history.append((s, i, found[0], found[1]))
+
+    def _lead_organization(self) -> str | None:
+        """The first organisation named in the headline or the first sentence after it: what the story is about."""
+        for sentence in list(self.doc.sents)[:2]:
+            for token in sentence:
+                if token.ent_type_ in NAME_KINDS and token.i not in self.speech:
+                    name = self.name(token.i)
+                    if (self.kinds.get(name) or self.kinds.get(token.text)) == "organization":
+                        return name
+        return None
 
     def _antecedent(self, history, s: int, i: int, want: tuple[str, ...], noun: str | None):
         gender = PRONOUN_GENDER.get(self.doc[i].lower_)
@@ -204,13 +225,23 @@ class Mentions:
             named = [h for h in history if h[1] < i and fits(h[2], h[3])]
             if named:  # the one most talked about, the latest of those
                 counts = collections.Counter(h[2] for h in named)
+                counts[self.lead] += 1  # ties go to the organisation the story opens on
                 best = max(named, key=lambda h: (counts[h[2]], h[1]))
                 return best[2], best[3]
             if noun in ANY_ORGANIZATION:  # "the company": the organisation most talked about lately
                 recent = [h for h in history if h[0] >= s - LOOK_BACK and h[1] < i and h[3] == "organization"]
                 counts = collections.Counter(h[2] for h in history if h[3] == "organization")
+                counts[self.lead] += 1  # ties go to the organisation the story opens on
                 if recent:
                     best = max(recent, key=lambda h: (counts[h[2]], h[1]))
+                    return best[2], best[3]
+            if noun in word_set("generic_orgs") - NOT_THE_SUBJECT:  # "the band", "the board": the organisation
+                orgs = [h for h in history if h[1] < i and h[3] == "organization" and not (  # most talked about
+                    _name_noun(h[2]) in word_set("generic_orgs") and _name_noun(h[2]) != noun)]  # not "X Studio" for "the band"
+                counts = collections.Counter(h[2] for h in orgs)
+                counts[self.lead] += 1  # ties go to the organisation the story opens on
+                if orgs and counts.most_common(1)[0][1] >= 2:
+                    best = max(orgs, key=lambda h: (counts[h[2]], h[1]))
                     return best[2], best[3]
             if noun in WORK_NOUNS:  # "the film": the latest title
                 works = [h for h in history if h[1] < i and self.doc[h[1]].ent_type_ == "WORK_OF_ART"]
@@ -314,6 +345,12 @@ def _definite(doc: Doc, i: int) -> bool:
         and not (i > 1 and doc[i - 2].lower_ in ("currently", "now", "formerly", "previously"))
 
 
+def _before_role(doc: Doc, i: int) -> bool:
+    """"according to library director Gwen Alvarado": an organisation's noun just before a position
+    and a name names the organisation the position is at."""
+    return i + 2 < len(doc) and doc[i].is_lower and doc[i + 1].ent_type_ == "ROLE" and doc[i + 2].ent_type_ in NAME_KINDS
+
+
 def _named_after(doc: Doc, i: int) -> bool:
     """"the transport minister, Helen Marchetti": a name follows the position, so it is not a reference."""
     j = i + 1
@@ -341,6 +378,14 @@ def _attached_role(doc: Doc, i: int) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def org_nouns() -> frozenset[str]:
+    """Nouns that say the name after them is a firm or a body ("the insurer X"), none that may name
+    a person too: ``org_frames.ORG_NOUNS`` as a set."""
+    from extract.text.org_frames import ORG_NOUNS
+    return frozenset(ORG_NOUNS.split("|"))
+
+
 def _evidence(doc: Doc, i: int) -> collections.Counter:
     """Votes for what the name at token ``i`` is, from this one mention."""
     votes: collections.Counter = collections.Counter()
@@ -355,13 +400,16 @@ def _evidence(doc: Doc, i: int) -> collections.Counter:
     org_words = lowers & word_set("org_words")
     if org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
-    if words and words[-1].lower() in word_set("place_words") and not org_words:
-        votes["place"] += 3
+    if words and words[-1].lower() in word_set("place_words") and not org_words or token.text in cities() \
+            or len(words) > 1 and words[0] in PLACE_FIRST_WORDS:
+        votes["place"] += 3  # "Lyndhurst Road"; a city's name ("Manchester", "San Francisco")
     if prev is not None:
         if prev.lower_.rstrip(".") in word_set("honorifics"):
             votes["person"] += 6
-        elif prev.ent_type_ in ("ROLE", "OCCUPATION"):
-            votes["person"] += 4  # "Prime Minister X", "the novelist X"
+        elif prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE":
+            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"
+        elif prev.text in org_nouns():
+            votes["organization"] += 4  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
         elif prev.lower_ in LOCATIVE:
             votes["place"] += 1
         elif prev.lower_ in ("of", "at", "for") and i > 1 and doc[i - 2].ent_type_ == "ROLE":
@@ -379,14 +427,23 @@ def _evidence(doc: Doc, i: int) -> collections.Counter:
                 if doc[k].ent_type_ in ("ROLE", "OCCUPATION"):
                     votes["person"] += 3
                     break
-                if doc[k].lower_ in word_set("generic_orgs"):
+                if doc[k].lower_ in word_set("generic_orgs") and not (
+                        k + 1 < len(doc) and doc[k + 1].lower_ in ("'s", "’s")):  # not "X, the group's controller"
                     votes["organization"] += 3
                     break
-                if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS:
+                if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS or doc[k].lemma_ in ("say", "tell"):
                     break
     if nxt is not None and (nxt.lower_ in ("'s", "’s") and nxt2 is not None and nxt2.ent_type_ == "ROLE"
-                            or nxt.ent_type_ == "ROLE" and nxt2 is not None and nxt2.ent_type_ in NAME_KINDS):
-        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager Steve Callow"
+                            or nxt.ent_type_ == "ROLE" and nxt2 is not None and (
+                                nxt2.ent_type_ in NAME_KINDS or nxt2.text == "," and nxt3 is not None
+                                and nxt3.ent_type_ in NAME_KINDS)):
+        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager Steve Callow", "A Texovar spokesman, X"
+    if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("a", "an", "the") \
+            and i + 5 < len(doc) and doc[i + 4].text == "-" and doc[i + 5].lower_ in ("based", "headquartered"):
+        votes["organization"] += 3  # "Quantica, a Lisbon-based start-up"
+    if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
+            and nxt3 is not None and nxt3.lower_ in ("in", "by"):
+        votes["organization"] += 3  # "Texovar, founded in 1984 by"
     if 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
         votes["person"] += 1

@@ -24,6 +24,12 @@ def news_lexicon() -> dict:
 
 
 @functools.lru_cache(maxsize=1)
+def cities() -> frozenset[str]:
+    """Names of cities of 100,000 people or more (GeoNames; ``data/cities.v1.json`` says which)."""
+    return frozenset(_data("cities.v1.json")["cities"])
+
+
+@functools.lru_cache(maxsize=1)
 def demonym_countries() -> dict[str, str]:
     """'German' -> 'Germany', 'American' -> 'United States'."""
     return {d.lower(): c["name"] for c in gazetteer()["countries"] for d in c["demonyms"]}

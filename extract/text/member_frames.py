@@ -30,6 +30,8 @@ LEAGUE_ENDS = frozenset({"league", "ligue", "liga", "division", "conference", "b
 
 MEMBER_FRAMES: tuple[Frame, ...] = (
     frame("party-apposition", "{NAME:head} , a|an {NAME:party} ,|.|;|from|who|and", ("head", "@party", "party")),
+    # "Opposition Leader Dean Fitzroy, of the Labor Party,"
+    frame("party-of", "{NAME:head} , of the {NAME:party} ,|.|;|said|who|and", ("head", "@party", "party")),
     frame("party-noun-name", "the|a|an|by|, {NAME:party} candidate|nominee|activist|politician|challenger|incumbent "
           "{NAME:head}", ("head", "@party", "party")),
     frame("party-bracket", "{NAME:head} ( {NAME:party} ,|)", ("head", "@party", "party")),
@@ -117,6 +119,8 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
         return []
     if relation == "@party":
         party = parties().get(tuple(other[0].lower().split()))
+        if party is None and len(other[0].split()) > 1 and other[0].split()[-1] == "Party":
+            party = other[0]  # "the Labor Party": a party by its own name
         return [make(head[0], "P102", party, "person", "organization")] if party else []
     if relation == "@seat" and role is not None:
         party, position = party_in_role(role[0])

@@ -24,17 +24,18 @@ from __future__ import annotations
 import functools
 
 from extract.text.class_phrase import is_event
-from extract.text.coref import Mentions
+from extract.text.coref import Mentions, org_nouns
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
 from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
+from extract.text.lexicons import cities
 from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import role_category, word_set
 from extract.text.units import Triple
 
 STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then ]"
 # An honorific between a position and a name: "Its chairman, Sir Nigel Ash".
-HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof. ]"
+HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det. ]"
 APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
 # The verb of "X chairs Y", "Y is run by X" -> the position it names.
 VERB_ROLES = {"chair": "chair", "chairs": "chair", "chaired": "chair", "head": "head", "heads": "head",
@@ -72,7 +73,10 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     # "Mark Ellery, a former Calder City defender"
     frame("name-org-position", "{NAME:head} , a|an|the " + STATUS + " {NAME:org} {POSITION:role} ,|.|;|who|and",
           ("head", "@role", "role")),
-    frame("occupation-name", "the|a|an|by|former|retired|veteran [ {NORP:nationality} ] *2 {OCCUPATION:role} {NAME:head}",
+    # "Bayhawks coach Terri Lindqvist", "Google engineer X": an occupation at a named organisation
+    frame("org-occupation-name", "{NAME:org} {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
+    frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for [ {NORP:nationality} ] *2 "
+          "{OCCUPATION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
     # "Novelist Miriam Okoye dies at 84": a headline's occupation, cut off the name (roles)
     frame("occupation-name-first", "^ {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
@@ -181,6 +185,10 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         elif is_event(prize) or prize.split()[-1].lower() in EVENT_WORDS:
             out.append(make(prize, "P1346", name, "event", "person" if person else ""))
         return out
+    if relation == "@class":  # "the Japanese conglomerate Hoshida Holdings": an organisation's class
+        if role is not None and role[0] in org_nouns():
+            out.append(make(name, "P31", role[0], "organization", "class"))
+        return out
     if relation in ("@party", "@seat", "@league", "@of"):
         return member_facts(relation, head, role, org, person, make)
     if relation == "@school":
@@ -223,8 +231,9 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
     if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):
         return out  # a position at a person, or at a word that may be no name at all
-    if org is not None and org_kind == "place" and category in ("head", "chief_executive", "chair", "owner", "founder"):
-        return out  # "The Whitlock Gallery in Glasgow has appointed X as its director": not Glasgow's
+    if org is not None and org_kind == "place" and (category in ("head", "chief_executive", "chair", "owner", "founder")
+                                                    or category != "office" and org[0] in cities()):
+        return out  # "The Whitlock Gallery in Glasgow has appointed X as its director", "the Nashville producer X"
     if category == "office" and org is not None and org[1] == "NAME" and org_kind != "place" \
             and not {w.lower() for w in org[0].split()} & word_set("org_words"):
         org = None  # "Local MP X": a capitalised word before an office says too little to name its seat
@@ -236,6 +245,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
             out.append(make(name, "P39", f"{tail} of {org[0]}" if org is not None else tail, "person", "position"))
             return out
     if org is None:
+        if role is not None and role[1] == "ROLE" and not out and bare_position(role[0], category):
+            out.append(make(name, "P39", position_name(role[0]), "person", "position"))  # "project director X"
         return out
     if category == "coach" and role is not None and role_category(role[0]) == "coach" \
             and not {w.lower() for w in org[0].split()} & word_set("team_words") and "coach" not in role[0].lower():
@@ -246,6 +257,16 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     else:
         out.append(make(name, relation_id, org[0], "person", "organization"))
     return out
+
+
+def bare_position(role: str, category: str) -> bool:
+    """Whether a position named with no organisation is a fact of its own (``P39``): a chief
+    executive or a chair, or a position whose name says more than its noun ("project director",
+    "police spokesman"); not a lone "director" or "spokesman", and no player, owner or founder,
+    which are facts about a team or a firm that is not named."""
+    if category in ("chief_executive", "chair"):
+        return True
+    return category in ("head", "staff", "coach") and len(position_name(role).split()) > 1
 
 
 def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
@@ -276,8 +297,18 @@ def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
 
 
 def drop_general_positions(triples: list[Triple]) -> list[Triple]:
-    """"prime minister" beside "prime minister of Latvia" for one person: keep the specific one."""
+    """"prime minister" beside "prime minister of Latvia" for one person: keep the specific one;
+    likewise a position held at no organisation ("chief executive") beside the fact that says
+    where (chief executive of Harbourline, ``P169``)."""
     specific = {(t.head, t.tail.split(" of ")[0]) for t in triples if t.relation == "P39" and " of " in t.tail}
     founded = {(t.head, t.tail) for t in triples if t.relation == "P571"}  # "first held in 1946"
-    return [t for t in triples if not (t.relation == "P39" and " of " not in t.tail and (t.head, t.tail) in specific)
+    at_org = {(t.tail if first else t.head, relation) for t in triples
+              for relation, first in ORGANISATION_SIDE.values() if t.relation == relation}
+
+    def placed(t: Triple) -> bool:
+        side = ORGANISATION_SIDE.get(role_category(t.tail))
+        return side is not None and (t.head, side[0]) in at_org
+
+    return [t for t in triples if not (t.relation == "P39" and " of " not in t.tail
+                                       and ((t.head, t.tail) in specific or placed(t)))
             and not (t.relation == "P585" and (t.head, t.tail) in founded)]

@@ -141,6 +141,11 @@ def ruler_patterns() -> list[dict]:
         patterns += _phrase_patterns("CONTINENT", continent, "continent")
     for occupation in g["occupations"]:
         patterns += _phrase_patterns("OCCUPATION", occupation, "occupation")
+    # Occupations the gazetteer lacks, by their ending: "microbiologist", "choreographer",
+    # "technician"; "-ist" only in words of eight letters or more and never "-list"/"-sist"
+    # ("checklist", "persist").
+    patterns.append({"label": "OCCUPATION", "id": "occupation", "pattern": [
+        {"TEXT": {"REGEX": r"^[a-z]{3,}(?:ologist|ographer|ician)$|^[a-z]{4,}(?<!l|s|x)ist$|^[a-z]{3,}alist$"}}]})
     month = {"TEXT": {"IN": list(MONTHS) + list(MONTH_ABBREVIATIONS)}}
     day = {"SHAPE": {"IN": ["d", "dd"]}}
     year = {"SHAPE": "dddd"}

@@ -38,6 +38,8 @@ _MONTH_YEAR = re.compile(r"^([a-z]+) (\d{3,4})$")
 _YEAR = re.compile(r"^(\d{3,4})$")
 # Kinds the extractor recognised from a gazetteer or a date shape: never short for anything.
 FIXED_KINDS = frozenset({"place", "date", "occupation", "class", "sport", "genre"})
+# Kinds of tails that are values, never entities a short name could stand for.
+VALUE_KINDS = frozenset({"position", "occupation", "class"})
 # Common nouns that stand for an entity named earlier in the same document ("the company").
 GENERIC_MENTIONS = frozenset({"company", "firm", "band", "group", "club", "team", "university",
                               "school", "city", "town", "village", "river", "film", "album",
@@ -149,7 +151,9 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
     """
     names = {display_name(n) for t in triples for n in (t.head, t.tail)}
     folded = {n: normalize_name(n) for n in names}
-    full = [n for n in names if len(folded[n].split()) > 1]
+    entities = {display_name(n) for t in triples for n, kind in ((t.head, t.head_kind), (t.tail, t.tail_kind))
+                if kind not in VALUE_KINDS}  # "Burnley" is not short for the position "mayor of Burnley"
+    full = [n for n in names if len(folded[n].split()) > 1 and n in entities]
 
     def resolve(name: str, kind: str) -> str:
         shown = display_name(name)

@@ -23,7 +23,7 @@ APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than
 # none that may name a person too ("the property developer", "the record producer").
 ORG_NOUNS = ("company|group|firm|maker|manufacturer|bank|chain|giant|operator|insurer|airline|carrier|retailer|"
              "supermarket|utility|broadcaster|conglomerate|fund|lender|housebuilder|brewer|carmaker|"
-             "consultancy|agency|charity|start-up|startup")
+             "consultancy|agency|charity|start-up|startup|distributor|brokerage|label|band|club|publisher")
 
 FACILITY_END = ",|.|;|has|have|had|is|was|will|said|which|where|on|and"
 
@@ -72,6 +72,16 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- where its headquarters are: "which has its headquarters in Stuttgart"
     frame("has-headquarters", "{SUBJ:head} ~6 has|have|had its|their headquarters|base|head office in|at [ the ] {PLACE:place}",
           ("head", "P159", "place")),
+    # -- what it is: "the insurer Brightwater Mutual", "the Japanese conglomerate Hoshida Holdings"
+    frame("class-before-org", "the|a|an|by|from|, [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
+    # -- who owns it: "Its largest shareholder is the investment firm Fjellstad Kapital"
+    frame("largest-shareholder", "{OWNER:head} [ 's|’s ] largest|biggest|main|majority|principal|controlling|major "
+          "shareholder|owner|investor be|is|remains [ now|still ] " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),
+    # -- fronted: "Formed in Leeds in 2006 by singer Tom Harrow and guitarist Niamh Callaghan, the band ..."
+    frame("founded-fronted-by", "^ founded|formed|established|set [ up ] ~6 by " + DESCRIBED + " {NAME:founder} ~10 , "
+          "{SUBJ:head}", ("head", "P112", "founder"), lists=("founder",)),
+    frame("founded-fronted-in", "^ founded|formed|established|set [ up ] [ in {PLACE} ] in {DATE:date} ~12 , {SUBJ:head}",
+          ("head", "P571", "date")),
     # -- how many work there: "its workforce of 240", "a staff of 60"
     frame("workforce-of", "{OWNER:head} [ 's|’s ] ~3 workforce|payroll|staff of " + APPROX + " ~1 {QUANTITY:n}",
           ("head", "P1128", "n")),

@@ -107,7 +107,7 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
         j, last_head = k, None
         while j < ent.end - 1:
             stop = _head_at(doc, j, ent.end - 1)
-            if stop > j:
+            if stop > j and not (j > k and doc[j].lower_ in not_titles):  # "Opposition Leader Dean Fitzroy"
                 j = last_head = stop
             elif _modifier(doc[j]):
                 j += 1

@@ -31,7 +31,7 @@ from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliase
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
 from extract.text.roles import role_category, word_set
-from extract.text.signature import signature_parts, tail_types
+from extract.text.signature import POSSESSIVES, signature_parts, tail_types
 from extract.text.units import Triple
 
 # Relations whose tail must be a country.
@@ -41,6 +41,7 @@ LOCATIVE = frozenset({"P131", "P706"})
 # Facts that say where a thing is: a person has none of them.
 PLACE_FACTS = frozenset({"P131", "P17", "P30", "P206", "P706", "P4552", "P361", "P159"})
 # Frames whose head is a name standing free, not the object of a preposition.
+ADJECTIVE_ORGS = frozenset({"org-occupation-name"})  # not "the Venetian painter X" (``_after_article``)
 FREE_HEADS = frozenset({"apposition-occupation", "apposition-class"})  # not "In Norland, the opposition ..."
 # Locative ones only: "at Drexel University, a poet" is not about the university, but
 # "went to Ravi Menon, an Indian physicist" is about Menon.
@@ -102,7 +103,8 @@ class RulesExtractor:
             here: list[Triple] = []
             for frame in ALL_FRAMES:
                 for match in _matches(frame, line):
-                    if frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")) \
+                    if frame.name in ADJECTIVE_ORGS and _after_article(doc, match.group("org")) \
+                            or frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")) \
                             or frame.name in HEAD_LAST_WORDS and not _head_ends(doc, match, HEAD_LAST_WORDS[frame.name]):
                         continue
                     for head_role, relation, tail_role in frame.facts:
@@ -159,6 +161,8 @@ class RulesExtractor:
                 break  # no comma, no "and": the list (if any) has ended
             if k < sentence.end and doc[k].lower_ == "the":
                 k += 1
+            if k + 1 < sentence.end and doc[k].ent_type_ in ("OCCUPATION", "ROLE") and doc[k + 1].ent_type_ in NAMES:
+                k += 1  # "by singer Tom Harrow and guitarist Niamh Callaghan"
             if k >= sentence.end or doc[k].ent_type_ not in NAMES:
                 break
             out.append(f"{doc[k].ent_type_}#{k}")
@@ -177,7 +181,8 @@ class RulesExtractor:
         org = self._filler(doc, groups.get("org") if relation == "@role" else tail_ref, context)
         subject = context[1]
         if relation == "@role" and "org" not in groups and role is not None and subject is not None \
-                and context[0].kind(subject.text) == "organization" and role_category(role[0]) in TOP_ROLES:
+                and context[0].kind(subject.text) == "organization" and role_category(role[0]) in TOP_ROLES \
+                and not _owned_role(doc, groups.get("role")):
             org = (context[0].name(subject.start), subject.label_)  # a firm's story: "Chief executive X said"
 
         def make(h: str, rel: str, t: str, head_kind: str, tail_kind: str) -> Triple | None:
@@ -271,6 +276,24 @@ def _matches(frame, line: str):
     while (match := frame.regex.search(line, pos)) is not None:
         yield match
         pos = match.start() + 1
+
+
+def _after_article(doc: Doc, ref: str) -> bool:
+    """"the Venetian painter X", "the Nashville producer X": a name after an article, before an
+    occupation, describes it; "Bayhawks coach X" names where the coach works."""
+    i = int(_ENTITY_REF.match(ref).group(2))
+    return i > 0 and doc[i - 1].lower_ in ("the", "a", "an")
+
+
+def _owned_role(doc: Doc, ref: str | None) -> bool:
+    """"Harriers chairman X", "the club's chairman": a name or a description stands before the position."""
+    m = _ENTITY_REF.match(ref) if ref else None
+    if m is None:
+        return False
+    k = int(m.group(2)) - 1
+    if k >= 0 and doc[k].lower_ in ("'s", "’s"):
+        k -= 1
+    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES)
 
 
 def _after_preposition(doc: Doc, ref: str) -> bool:

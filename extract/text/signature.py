@@ -14,7 +14,7 @@ import functools
 
 from spacy.tokens import Span
 
-from extract.text.coref import Mentions, object_use
+from extract.text.coref import Mentions, common_word, object_use
 from extract.text.frames import NAMES
 from extract.text.nlp import gazetteer
 from extract.text.normalize import GENERIC_MENTIONS
@@ -58,7 +58,7 @@ def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[s
         elif mentions is not None and lower == "the" and token.i + 1 < len(doc) and token.i + 1 in resolved:
             first = False
             continue  # "the company": the noun stands for the name
-        elif token.ent_type_:
+        elif token.ent_type_ and not _opening_participle(token):
             typed = tail_types().get(lower.rsplit(None, 1)[-1]) if token.ent_type_ in NAMES else None
             part = f"{token.ent_type_}@{typed}#{token.i}" if typed else f"{token.ent_type_}#{token.i}"
         elif mentions is None and first and lower in PRONOUNS:
@@ -85,6 +85,11 @@ def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[s
 def signature(sentence: Span, mentions: Mentions | None = None) -> str:
     """One line per sentence: `` NAME#0 was|be born|bear in|in NAME#4``."""
     return signature_parts(sentence, mentions)[0]
+
+
+def _opening_participle(token) -> bool:
+    """"Formed in Leeds in 2006 by ...": a capitalised participle opening a sentence is a word, not a name."""
+    return token.ent_type_ in NAMES and " " not in token.text and token.lower_.endswith("ed") and common_word(token)
 
 
 def _clean(text: str) -> str:
