@@ -47,7 +47,14 @@ HONORIFIC_GENDER = {"mr": "m", "sir": "m", "lord": "m", "ms": "f", "mrs": "f", "
 ANY_ORGANIZATION = frozenset({"company", "firm", "group", "business"})
 # Descriptions that never stand for the organisation most talked about: "the plant" of a firm's story is no firm.
 NOT_THE_SUBJECT = frozenset({"plant", "factory", "court", "government", "ministry", "department", "fund", "committee",
-                             "commission", "party", "union", "force", "developer", "maker", "manufacturer", "operator"})
+                             "commission", "party", "union", "force", "developer", "maker", "manufacturer", "operator",
+                             "league", "council", "authority", "agency", "regulator", "federation", "association",
+                             "society", "network", "broadcaster", "publisher", "label", "studio", "mine", "port"})
+# Names whose noun says they are no company: "the company" never stands for a ministry or a university.
+NOT_COMPANIES = frozenset({"ministry", "department", "council", "government", "university", "college", "school",
+                           "hospital", "trust", "charity", "party", "union", "court", "police", "agency", "authority",
+                           "commission", "committee", "museum", "gallery", "library", "festival", "society",
+                           "association", "club", "team", "band", "institute", "foundation", "board", "league"})
 WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
 THING_PRONOUNS = frozenset({"it", "its"})
 GROUP_PRONOUNS = frozenset({"they", "their"})
@@ -80,6 +87,7 @@ class Mentions:
         self.resolved: dict[int, tuple[str, str]] = {}  # pronoun / description token -> (name, label)
         self.roles: dict[str, set[str]] = collections.defaultdict(set)  # person -> positions introduced with
         self.gender: dict[str, str] = {}           # from an honorific: "m" or "f"
+        self.scores: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
         self._type_names()
         self._full_names()
         self._resolve(subject)
@@ -108,6 +116,7 @@ class Mentions:
                     self.roles[token.text].add(role)
             elif token.ent_type_ in PLACE_LABELS:
                 scores[token.text]["place"] += 5
+        self.scores = scores
         self.certain_persons = {name for name, score in scores.items() if score["person"] >= 3
                                  and score["person"] > score["organization"] + score["place"]}
         for name, score in scores.items():
@@ -131,8 +140,9 @@ class Mentions:
                     self.gender.setdefault(longer[0], self.gender[token.text])
                 continue
             after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in LOCATIVE
-            starts = [o for o in orgs if len(words) == 1 and o.split()[0] == words[0] and o != token.text]
-            if len(starts) == 1 and not after_preposition and self.kinds.get(token.text) == "organization":
+            starts = [o for o in orgs if _bare(o).split()[:len(words)] == _bare(token.text).split() and o != token.text]
+            if len(starts) == 1 and not after_preposition and (self.kinds.get(token.text) == "organization" or len(
+                    words) > 1 and self.kinds.get(token.text) != "person"):  # "Van Asselt", "St Aidan's" 
                 self.full[token.i] = starts[0]
                 continue
             ends = [o for o in orgs if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
@@ -169,7 +179,8 @@ class Mentions:
                 elif (_definite(self.doc, i) or _before_role(self.doc, i)) and not token.ent_type_ and (
                         lower in word_set("generic_orgs") or lower in word_set("generic_things")):
                     want, noun = ("description",), lower  # "the company", "library director X"
-                elif token.ent_type_ == "ROLE" and _definite(self.doc, i) and not _named_after(self.doc, i):
+                elif token.ent_type_ == "ROLE" and _definite(self.doc, i) and not _named_after(self.doc, i) \
+                        and not _apposition(self.doc, i):
                     want, noun = ("role",), _role_words(token.text)
                 if want is None:
                     continue
@@ -190,12 +201,15 @@ class Mentions:
                     history.append((s, i, found[0], found[1]))
 
     def _lead_organization(self) -> str | None:
-        """The first organisation named in the headline or the first sentence after it: what the story is about."""
-        for sentence in list(self.doc.sents)[:2]:
+        """The first organisation named in the headline or the two sentences after it (by more than a
+        "the" before it, and not a headline's common word such as "Bakery"): what the story is about."""
+        for sentence in list(self.doc.sents)[:3]:
             for token in sentence:
-                if token.ent_type_ in NAME_KINDS and token.i not in self.speech:
+                if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not (
+                        " " not in token.text and token.lower_ in english_words()):
                     name = self.name(token.i)
-                    if (self.kinds.get(name) or self.kinds.get(token.text)) == "organization":
+                    if (self.kinds.get(name) or self.kinds.get(token.text)) == "organization" \
+                            and max(self.scores[name]["organization"], self.scores[token.text]["organization"]) >= 2:
                         return name
         return None
 
@@ -229,7 +243,8 @@ class Mentions:
                 best = max(named, key=lambda h: (counts[h[2]], h[1]))
                 return best[2], best[3]
             if noun in ANY_ORGANIZATION:  # "the company": the organisation most talked about lately
-                recent = [h for h in history if h[0] >= s - LOOK_BACK and h[1] < i and h[3] == "organization"]
+                recent = [h for h in history if (h[0] >= s - LOOK_BACK or h[2] == self.lead) and h[1] < i
+                          and h[3] == "organization" and _name_noun(h[2]) not in NOT_COMPANIES]
                 counts = collections.Counter(h[2] for h in history if h[3] == "organization")
                 counts[self.lead] += 1  # ties go to the organisation the story opens on
                 if recent:
@@ -273,6 +288,12 @@ def _lemma_table():
     return load_lookups("en", ["lemma_lookup"]).get_table("lemma_lookup")
 
 
+@functools.lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The lemmas of spaCy's English lookup table: "bakery", "port", "green"."""
+    return frozenset(_lemma_table().values())
+
+
 def common_word(token) -> bool:
     """"Schools", "Councillors" at the start of a sentence: an inflected common word, not a name."""
     text = token.text
@@ -295,11 +316,16 @@ def object_use(doc: Doc, i: int) -> bool:
                                                          "from", "as", "about", "into", "after", "before")
 
 
+def _bare(name: str) -> str:
+    """A name without its possessives: "St Aidan's Hospice" -> "St Aidan Hospice"."""
+    return re.sub(r"['’]s\b", "", name)
+
+
 def _name_noun(name: str) -> str:
     """The noun a description of this name would use: "Yorvale Bank" -> "bank", "University of
-    Tromsø" -> "university"."""
+    Tromsø" -> "university", "Ballinacree Chamber of Commerce" -> "chamber"."""
     words = name.lower().split()
-    return words[0] if "of" in words[1:] else words[-1]
+    return words[words.index("of", 1) - 1] if "of" in words[1:] else words[-1]  # "Chamber of Commerce"
 
 
 def speech_tokens(doc: Doc) -> set[int]:
@@ -340,8 +366,9 @@ def _obituary_subject(doc: Doc, subject: Span | None) -> str | None:
 
 def _definite(doc: Doc, i: int) -> bool:
     """"the company", "the club's": a noun right after "the" ("X, currently the housing minister": a
-    predicate, no reference)."""
-    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS) \
+    predicate, no reference; "the prize committee": a noun of another noun)."""
+    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS
+                                                     and doc[i + 1].lower_ not in word_set("generic_orgs")) \
         and not (i > 1 and doc[i - 2].lower_ in ("currently", "now", "formerly", "previously"))
 
 
@@ -349,6 +376,11 @@ def _before_role(doc: Doc, i: int) -> bool:
     """"according to library director Gwen Alvarado": an organisation's noun just before a position
     and a name names the organisation the position is at."""
     return i + 2 < len(doc) and doc[i].is_lower and doc[i + 1].ent_type_ == "ROLE" and doc[i + 2].ent_type_ in NAME_KINDS
+
+
+def _apposition(doc: Doc, i: int) -> bool:
+    """"Oyelowo, the chief technology officer, will stay": the position describes the name before it."""
+    return i > 2 and doc[i - 2].text == "," and doc[i - 3].ent_type_ in NAME_KINDS
 
 
 def _named_after(doc: Doc, i: int) -> bool:
@@ -400,13 +432,16 @@ def _evidence(doc: Doc, i: int) -> collections.Counter:
     org_words = lowers & word_set("org_words")
     if org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
+    if len(words) > 1 and words[-1].lower() in word_set("award_words"):
+        votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
     if words and words[-1].lower() in word_set("place_words") and not org_words or token.text in cities() \
             or len(words) > 1 and words[0] in PLACE_FIRST_WORDS:
         votes["place"] += 3  # "Lyndhurst Road"; a city's name ("Manchester", "San Francisco")
     if prev is not None:
         if prev.lower_.rstrip(".") in word_set("honorifics"):
             votes["person"] += 6
-        elif prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE":
+        elif (prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") \
+                and not org_words:
             votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"
         elif prev.text in org_nouns():
             votes["organization"] += 4  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
@@ -441,6 +476,9 @@ def _evidence(doc: Doc, i: int) -> collections.Counter:
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("a", "an", "the") \
             and i + 5 < len(doc) and doc[i + 4].text == "-" and doc[i + 5].lower_ in ("based", "headquartered"):
         votes["organization"] += 3  # "Quantica, a Lisbon-based start-up"
+    if nxt is not None and nxt.lower_ in ("was", "is") and nxt2 is not None \
+            and nxt2.lower_ in ("founded", "established", "incorporated", "listed"):
+        votes["organization"] += 4  # "Modise was founded in 2006": not the founder Jacob Modise
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
             and nxt3 is not None and nxt3.lower_ in ("in", "by"):
         votes["organization"] += 3  # "Texovar, founded in 1984 by"

@@ -29,13 +29,16 @@ KIN_RELATIONS = {"son": "P40", "daughter": "P40", "child": "P40", "father": "P22
                  "widower": "P26"}
 # Words after a residence that end the noun phrase: "X, 58, of Harrogate, was jailed".
 RESIDENCE_END = ",|.|;|was|were|is|are|has|had|who|and|said|told|admitted|denied|pleaded|appeared"
+# An honorific before a relative's name: "her husband, Mr Babatunde Cole".
+HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof. ]"
 # An age before a position: "a 49-year-old former nurse".
 AGED = "{QUANTITY} - year - old"
 
 
 def _kin_frame(noun: str) -> Frame:
-    return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] " + noun + " [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] "
-                 "[ , ] {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
+    return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] [ first|eldest|oldest|youngest|second|only|late ] " + noun
+                 + " [ of {QUANTITY} years ] [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] [ , ] " + HONORIFIC
+                 + " {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
 
 
 KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS) + (
@@ -45,6 +48,8 @@ KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS
           ("head", "P551", "place")),
     frame("described-from", "{NAME:head} , [ {QUANTITY} , ] a|an +3 [ {POSITION} ] from {PLACE:place} "
           + RESIDENCE_END, ("head", "P551", "place")),
+    # "Marsters, whose wife, Jess, is from Chesterfield"
+    frame("whose-spouse", "{NAME:head} , whose husband|wife|partner [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
     frame("native-of", "{NAME:head} , [ who be ] a native of {PLACE:place}", ("head", "P19", "place")),
     frame("is-native-of", "{SUBJ:head} ~4 be a native of {PLACE:place}", ("head", "P19", "place")),
     frame("native-of-fronted", "^ a native of {PLACE:place} [ , {PLACE} ] , *6 {NAME:head}", ("head", "P19", "place")),

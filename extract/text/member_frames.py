@@ -21,6 +21,7 @@ import functools
 
 from extract.text.frames import Frame, frame
 from extract.text.nlp import country_aliases
+from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import news_lexicon, word_set
 from extract.text.units import Triple
 
@@ -32,8 +33,13 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
     frame("party-apposition", "{NAME:head} , a|an {NAME:party} ,|.|;|from|who|and", ("head", "@party", "party")),
     # "Opposition Leader Dean Fitzroy, of the Labor Party,"
     frame("party-of", "{NAME:head} , of the {NAME:party} ,|.|;|said|who|and", ("head", "@party", "party")),
-    frame("party-noun-name", "the|a|an|by|, {NAME:party} candidate|nominee|activist|politician|challenger|incumbent "
-          "{NAME:head}", ("head", "@party", "party")),
+    frame("party-noun-name", "the|a|an|by|,|to|for|from|and|with {NAME:party} candidate|nominee|activist|politician|"
+          "challenger|incumbent|newcomer|backbencher|loyalist|veteran {NAME:head}", ("head", "@party", "party")),
+    # "MacRury kept his own seat in Souris-Elmira", "lost his Summerside seat"
+    frame("kept-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended his|her|their [ own ] "
+          "seat in|of {NAME:seat}", ("head", "@seat", "seat")),
+    frame("kept-named-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended his|her|their|the "
+          "{NAME:seat} seat", ("head", "@seat", "seat")),
     frame("party-bracket", "{NAME:head} ( {NAME:party} ,|)", ("head", "@party", "party")),
     frame("elected-role-for", "{SUBJ:head} *6 elect|elected|become|became|serve|served|be|remain|remains ~2 [ as ] "
           "[ the|a|an|its ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
@@ -45,6 +51,9 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
           "{DATE}", ("head", "@seat", "seat")),
     frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
     frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
+    # "Lisa Marchetti of the Columbus firm Marchetti Rhoads": a firm by what it is
+    frame("person-of-described", "{NAME:head} of|at|with|from the [ {PLACE} ] [ {NORP} ] +2 " + ORG_NOUNS + " {NAME:org}",
+          ("head", "@employer", "org")),
     frame("league-side", "{NAME:league} side|club|outfit|team|champions|leaders|newcomers {NAME:head}",
           ("head", "@league", "league")),
     frame("plays-in-league", "{SUBJ:head} ~3 play|plays|played|compete|competes|competed in [ the ] {NAME:league}",
@@ -108,6 +117,8 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
         return []
     if not person:
         return []
+    if relation == "@employer":  # "of the Columbus firm Marchetti Rhoads"
+        return [make(head[0], "P108", other[0], "person", "organization")]
     if relation == "@of":  # "Ana Kovač of Croatia", "Jane Grieve of Cardiff University"
         words = {w.lower() for w in other[0].split()}
         if words & word_set("team_words"):

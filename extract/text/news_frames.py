@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 
 from extract.text.class_phrase import is_event
-from extract.text.coref import Mentions, org_nouns
+from extract.text.coref import Mentions, english_words, org_nouns
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
 from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
@@ -33,7 +33,7 @@ from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import role_category, word_set
 from extract.text.units import Triple
 
-STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then ]"
+STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|veteran|young|experienced|uncapped ]"
 # An honorific between a position and a name: "Its chairman, Sir Nigel Ash".
 HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det. ]"
 APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
@@ -68,7 +68,7 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("role-name", "{ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
     # "Calder City have sacked manager Iain Hendry", "Rovers have signed striker Ade Bello"
     frame("org-hires-role-name", "{SUBJ:org} [ have|has|had ] sack|sacked|dismiss|dismissed|appoint|appointed|name|named|"
-          "sign|signed|hire|hired|recruit|recruited [ their|its|the ] " + STATUS + " {ROLE:role} {NAME:head}",
+          "sign|signed|hire|hired|recruit|recruited|recall|recalled|select|selected [ their|its|the ] [ {NORP} ] [ {COUNTRY} ] " + STATUS + " {ROLE:role} {NAME:head}",
           ("head", "@role", "role")),
     # "Mark Ellery, a former Calder City defender"
     frame("name-org-position", "{NAME:head} , a|an|the " + STATUS + " {NAME:org} {POSITION:role} ,|.|;|who|and",
@@ -87,21 +87,26 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     # -- a position after a name: "Jonas Mertens, chief economist at Tellus Bank"
     frame("name-role-of", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
           + " ~1 {POSITION:role} of|at|for|with [ the|a|an ] [ +2 " + ORG_NOUNS + " ] {SUBJ:org}", ("head", "@role", "role")),
-    frame("name-role", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;",
+    frame("name-role", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;|in",
           ("head", "@role", "role")),
     # "a charity, Rushmere Libraries Trust, whose chief executive, Claire Hewitt, said"
+    # "Haynesworth's lawyer, Curtis Molloy": an occupation, said after a possessive
+    frame("owner-occupation-name", "{OWNER} 's|’s|'|’ {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has",
+          ("head", "@role", "role")),
     frame("whose-role-name", "{NAME:org} , whose " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
           ("head", "@role", "role")),
     frame("name-org-role", "{NAME:head} , [ the ] {OWNER:org} 's|’s " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
     # -- "X is the finance director of Y", "X was elected governor", "X became leader of Y"
     frame("is-role-of", "{SUBJ:head} " + ASIDE + " ~6 be|become|became|remain [ currently|now|also ] [ the|a|an|its ] "
           + STATUS + " ~1 {POSITION:role} of|at|for [ the ] {SUBJ:org}", ("head", "@role", "role")),
-    frame("became-role", "{SUBJ:head} *6 elect|elected|become|became|serve|served|appoint|appointed|name|named|sworn ~2 "
+    frame("became-role", "{SUBJ:head} *6 elect|elected|become|became|serve|served|appoint|appointed|name|named|sworn|"
+          "remain|remains|remained ~2 "
           "[ as ] [ the|a ] " + STATUS + " {ROLE:role} [ of|at|for [ the ] {SUBJ:org} ]", ("head", "@role", "role")),
     frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] " + HONORIFIC + " {NAME:head} "
           "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
     # -- "X, who chairs Y", "X has led Y", "Y is run by X"
-    frame("heads-org", "{SUBJ:head} [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}", ("head", "@verb", "org")),
+    frame("heads-org", "{SUBJ:head} [ , {QUANTITY} , ] [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}",
+          ("head", "@verb", "org")),
     frame("run-by", "{SUBJ:org} " + FOUNDED_GAP + " be|been {WORD:verb} ~4 by [ the ] *3 {NAME:head}", ("head", "@verb", "org")),
     frame("joined", "{SUBJ:head} ~3 join|joined|joins [ the ] *2 {NAME:org} [ ~4 as [ a|an|the ] ~2 {POSITION:role} ] "
           ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
@@ -137,6 +142,9 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     # -- people
     frame("born-fronted", "^ born in|at {PLACE:place} [ in|on {DATE:date} ] , *14 {NAME:head}",
           ("head", "P19", "place"), ("head", "P569", "date")),
+    # "Professor Haruki Tanabe, 61, of the Kansai Institute of Materials Science"
+    frame("age-of-org", "{NAME:head} , {QUANTITY} , of|at the {NAME:org} ,|.|;|in|who|has|said|was|is",
+          ("head", "@of", "org")),
     frame("degree-from", "{SUBJ:head} ~3 read|study|studied|earn|earned|complete|completed|receive|received|qualify|"
           "qualified|obtain|obtained|gain|gained|take|took *8 at|from [ the ] {NAME:school}",
           ("head", "@school", "school"), lists=("school",)),
@@ -144,6 +152,8 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("nationality-name", "by|the|and|, {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
     # "Kenyan runner Faith Chepkoech", "another Kenyan, Mary Wanjiru", "Ethiopia's Tigist Alemu"
     frame("nationality-word-name", "{NORP:nationality} " + PEOPLE_NOUNS + " {NAME:head}", ("head", "P27", "nationality")),
+    frame("country-word-name", "{COUNTRY:nationality} " + PEOPLE_NOUNS + "|{POSITION} {NAME:head}",
+          ("head", "P27", "nationality")),
     frame("another-nationality-name", "another|fellow {NORP:nationality} , {NAME:head}", ("head", "P27", "nationality")),
     frame("country-s-name", "{COUNTRY:nationality} 's|’s {NAME:head} ,|.|;|and|finished|won|was|is|has|came|took|beat|lost",
           ("head", "P27", "nationality")),
@@ -189,7 +199,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         if role is not None and role[0] in org_nouns():
             out.append(make(name, "P31", role[0], "organization", "class"))
         return out
-    if relation in ("@party", "@seat", "@league", "@of"):
+    if relation in ("@party", "@seat", "@league", "@of", "@employer"):
         return member_facts(relation, head, role, org, person, make)
     if relation == "@school":
         if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:
@@ -218,15 +228,19 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         category = "staff"  # a finance director works for the bank; its director heads it
     if role is not None and category in ("", "staff", "coach", "player"):
         words = role[0].lower().split()
-        occupation = next((" ".join(words[k:]) for k in range(len(words)) if " ".join(words[k:]) in occupations()), None)
+        occupation = next((" ".join(words[k:]) for k in range(len(words)) if " ".join(words[k:]) in occupations()),
+                          None) or (role[0].lower() if role[1] == "OCCUPATION" else None)  # by its ending: "specialist"
         if occupation:
-            out.append(make(name, "P106", occupation, "person", "occupation"))
+            played = occupation in word_set("playing_positions")  # "Hooker Tevita Lauina": a position on a team
+            out.append(make(name, "P413" if played else "P106", occupation, "person", "position" if played else "occupation"))
             category = category or "occupation"
     if not category:
         return out
     org_kind = mentions.kind(org[0]) if org is not None else ""
     if org is not None and not org_kind and {w.lower() for w in org[0].split()} & word_set("org_words"):
         org_kind = "organization"  # "Stanford University", "Kingsford Rovers": the name says what it is
+    if org is not None and " " not in org[0] and org[0].lower() in english_words():
+        org = None  # "Township trustee Gary Pruett", "Local councillor X": a capitalised common word
     if org is not None and org[1] == "NAME" and org[0].lower() in demonym_countries():
         org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
     if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):
@@ -235,6 +249,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
                                                     or category != "office" and org[0] in cities()):
         return out  # "The Whitlock Gallery in Glasgow has appointed X as its director", "the Nashville producer X"
     if category == "office" and org is not None and org[1] == "NAME" and org_kind != "place" \
+            and not (org_kind == "organization" and role is not None and role[0].lower().endswith("president")) \
             and not {w.lower() for w in org[0].split()} & word_set("org_words"):
         org = None  # "Local MP X": a capitalised word before an office says too little to name its seat
     if category == "office" and role is not None:
@@ -250,7 +265,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         return out
     if category == "coach" and role is not None and role_category(role[0]) == "coach" \
             and not {w.lower() for w in org[0].split()} & word_set("team_words") and "coach" not in role[0].lower():
-        category = "head"  # a plant's manager manages, a team's coaches
+        # a team's manager coaches it; elsewhere a manager may run a plant or raise its funds: works there
+        category = "head" if role[0].lower().split()[0] in ("general", "managing", "executive") else "staff"
     relation_id, org_first = ORGANISATION_SIDE.get(category, ("P108", False))
     if org_first:
         out.append(make(org[0], relation_id, name, "organization", "person"))
@@ -306,7 +322,8 @@ def drop_general_positions(triples: list[Triple]) -> list[Triple]:
               for relation, first in ORGANISATION_SIDE.values() if t.relation == relation}
 
     def placed(t: Triple) -> bool:
-        side = ORGANISATION_SIDE.get(role_category(t.tail))
+        category = "head" if t.tail.split()[-1] == "president" else role_category(t.tail)  # heads a firm it presides
+        side = ORGANISATION_SIDE.get(category)
         return side is not None and (t.head, side[0]) in at_org
 
     return [t for t in triples if not (t.relation == "P39" and " of " not in t.tail

@@ -25,7 +25,7 @@ ORG_NOUNS = ("company|group|firm|maker|manufacturer|bank|chain|giant|operator|in
              "supermarket|utility|broadcaster|conglomerate|fund|lender|housebuilder|brewer|carmaker|"
              "consultancy|agency|charity|start-up|startup|distributor|brokerage|label|band|club|publisher")
 
-FACILITY_END = ",|.|;|has|have|had|is|was|will|said|which|where|on|and"
+FACILITY_END = ",|.|;|has|have|had|is|was|will|said|which|where|on|and|for"
 
 ORG_FRAMES: tuple[Frame, ...] = (
     # -- owners and takeovers: "Yorvale Bank, which was taken over by Northcastle Bank"
@@ -61,7 +61,8 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- who won it: "The Lowther Marathon was won by Faith Chepkoech"
     frame("won-by", "{SUBJ:prize} ~4 be won|claimed|taken by " + DESCRIBED + " {NAME:head}", ("head", "@won", "prize")),
     # -- what country a firm is from: "the German engineering group Steinhoff Antriebe"
-    frame("national-org", "the|a|an|by|from|, {NORP:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}",
+    frame("national-org-first", "^ {NORP:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}", ("head", "P17", "country")),
+    frame("national-org", "the|a|an|by|from|,|-|— {NORP:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}",
           ("head", "P17", "country")),
     frame("org-national", "{NAME:head} , the|a|an {NORP:country} +3 " + ORG_NOUNS + " ,|.|;|which|that|said|has|is",
           ("head", "P17", "country")),
@@ -96,5 +97,5 @@ HEAD_LAST_WORDS = {"facility-in": FACILITIES, "facility-in-first": FACILITIES}
 # their facts stand even where the head's name looks like a person's ("Rheinwerk Antriebe").
 # So do the costs of named things ("the £6.5 million Eastwick Hub") and the years of quoted titles
 # ("Salt Meadows" (1987), in ``news_frames``): no person is either.
-NAMED_ORGANISATIONS = frozenset({"national-org", "org-national", "placed-org", "org-placed", "cost-before-name",
+NAMED_ORGANISATIONS = frozenset({"national-org", "national-org-first", "org-national", "placed-org", "org-placed", "cost-before-name",
                                  "work-year"})

@@ -164,13 +164,29 @@ def _occupation_words() -> frozenset[str]:
     return frozenset(o.lower() for o in gazetteer()["occupations"] if " " not in o)
 
 
+# Words ending like a doer that are none: "Former Harlow Harriers winger X".
+NOT_AGENTS = frozenset({"former", "latter", "further", "other", "another", "whether", "rather", "together", "neither",
+                        "either", "never", "ever", "over", "under", "after", "later", "earlier", "elder", "younger",
+                        "older", "winter", "summer", "member", "senior", "junior", "interior", "exterior", "major",
+                        "minor", "prior", "superior", "inferior", "anterior", "posterior", "water", "silver", "super",
+                        "center", "centre", "corner", "border", "harbour", "harbor", "quarter", "number", "letter"})
+
+
+def _agent_noun(word: str) -> bool:
+    """"campaigner", "developer", "operator", "violinist": a doer's noun of the lemma table."""
+    from extract.text.coref import english_words
+    return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and word not in NOT_AGENTS \
+        and word in english_words()
+
+
 def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
-    """"Novelist Miriam Okoye dies at 84": an occupation that starts a sentence (a headline's, mostly)
-    is capitalised and glued to the person's two or three words after it."""
+    """"Novelist Miriam Okoye dies at 84", "Campaigner Robin Telfer rode in the cab": an occupation
+    (or a doer's noun) that starts a sentence is capitalised and glued to the person's two or
+    three words after it."""
     first = doc[ent.start]
     opens = ent.start == 0 or first.is_sent_start or doc[ent.start - 1].is_space
     rest = doc[ent.start + 1:ent.end]
-    if not opens or first.lower_ not in _occupation_words() or not 2 <= len(rest) <= 3 \
+    if not opens or not (first.lower_ in _occupation_words() or _agent_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

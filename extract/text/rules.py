@@ -22,11 +22,12 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
-from extract.text.coref import Mentions, common_word
+from extract.text.coref import Mentions, common_word, english_words
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.member_frames import MEMBER_FRAMES
-from extract.text.news_frames import NEWS_FRAMES, drop_general_positions, plausible, role_facts
+from extract.text.news_frames import NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
+from extract.text.lexicons import cities
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
@@ -98,6 +99,7 @@ class RulesExtractor:
         mentions = Mentions(doc, subject)
         found: list[Triple] = []
         phrases: list[tuple[Triple, ClassPhrase]] = []  # a head and what its class phrase says
+        team, sheets = None, []  # the team of the last team sheet ("Reserves: ..." goes on with it), its players
         for sentence, passage in sentences:
             line, starts, tokens = signature_parts(sentence, mentions)
             here: list[Triple] = []
@@ -126,9 +128,12 @@ class RulesExtractor:
                                                                    named=frame.name in NAMED_ORGANISATIONS):
                                 here.append(triple)
             here += _event_years(sentence, passage)
+            sheet, team = team_sheet(sentence, mentions, team)
+            sheets += [Triple(display_name(p), "P54", display_name(team), passage, self.name, "person", "organization",
+                              sentence.text) for p in sheet]  # a team sheet says it is a team: no sport needed
             found += drop_kin_chains(here) + _country_of_located(here)
         persons = mentions.certain_persons  # a name shaped like a person's is not enough here
-        return drop_general_positions(_resolve(found, phrases, persons))
+        return drop_general_positions(_resolve(found, phrases, persons)) + sheets
 
     def _class_fact(self, doc, match, head_role, tail_role, context, passage, evidence, starts, tokens,
                     phrases) -> None:
@@ -179,11 +184,20 @@ class RulesExtractor:
             return []
         role = self._filler(doc, groups.get("verb" if relation == "@verb" else "role"), context)
         org = self._filler(doc, groups.get("org") if relation == "@role" else tail_ref, context)
-        subject = context[1]
-        if relation == "@role" and "org" not in groups and role is not None and subject is not None \
-                and context[0].kind(subject.text) == "organization" and role_category(role[0]) in TOP_ROLES \
+        founds = relation == "@verb" and role is not None and VERB_ROLES.get(role[0].lower()) == "founder"
+        if org is not None and org[1] == "NAME" and (founds or _after_at(doc, groups.get("org") if relation == "@role"
+                                                                         else tail_ref)) \
+                and not context[0].kind(org[0]) and org[0] not in cities():
+            org = (org[0], "ORG")  # "a specialist at the Rijksbureau": what one works at is an organisation
+        subject, lead = context[1], context[0].lead
+        if relation == "@role" and "org" not in groups and role is not None and role_category(role[0]) in TOP_ROLES \
+                | {"head"} and (role_category(role[0]) != "head" or role[0].lower().startswith("managing")) \
                 and not _owned_role(doc, groups.get("role")):
-            org = (context[0].name(subject.start), subject.label_)  # a firm's story: "Chief executive X said"
+            if lead is not None:
+                org = (lead, "NAME")  # a firm's story: "Chief executive X said", of the organisation it opens on
+            elif subject is not None and context[0].kind(subject.text) == "organization" \
+                    and not (" " not in subject.text and subject.text.lower() in english_words()):
+                org = (context[0].name(subject.start), subject.label_)
 
         def make(h: str, rel: str, t: str, head_kind: str, tail_kind: str) -> Triple | None:
             h, t = display_name(h), display_name(t)
@@ -278,6 +292,17 @@ def _matches(frame, line: str):
         pos = match.start() + 1
 
 
+def _after_at(doc: Doc, ref: str | None) -> bool:
+    """"at the Rijksbureau", "at Kestrel Securities": the name follows "at" (and maybe "the")."""
+    m = _ENTITY_REF.match(ref) if ref else None
+    if m is None:
+        return False
+    k = int(m.group(2)) - 1
+    if k >= 0 and doc[k].lower_ == "the":
+        k -= 1
+    return k >= 0 and doc[k].lower_ == "at"
+
+
 def _after_article(doc: Doc, ref: str) -> bool:
     """"the Venetian painter X", "the Nashville producer X": a name after an article, before an
     occupation, describes it; "Bayhawks coach X" names where the coach works."""
@@ -293,7 +318,7 @@ def _owned_role(doc: Doc, ref: str | None) -> bool:
     k = int(m.group(2)) - 1
     if k >= 0 and doc[k].lower_ in ("'s", "’s"):
         k -= 1
-    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES)
+    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES | {"whose"})
 
 
 def _after_preposition(doc: Doc, ref: str) -> bool:
@@ -333,6 +358,42 @@ def _in_name_list(doc: Doc, ref: str) -> bool:
             return False
         j += 2
     return False
+
+
+SHEET_GO_ON = frozenset({"reserves", "replacements", "substitutes", "subs", "bench", "interchange"})
+SHEET_MARKS = frozenset({"(", ")", "c", "capt", "vc", "wk", "gk", "capt."})
+
+
+def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[list[str], str | None]:
+    """"Hawks: Liam Rewiti; Sione Tapueluelu, Aaron Crene, ... Reserves: Nathan Fifita, ...": a
+    match report's team sheet names the players of a team (``P54``). A sentence is one when it
+    opens on a team's name (or "Reserves", which goes on with the last team) and a colon, then
+    lists four or more people, separated by commas or semicolons, each perhaps marked "(c)".
+    Returns the players' names and the team the next sentence may go on with."""
+    tokens = [t for t in sentence if not t.is_space]
+    if len(tokens) < 6 or tokens[1].text != ":":
+        return [], team
+    first = tokens[0]
+    if first.lower_ in SHEET_GO_ON:
+        owner = team
+    elif first.ent_type_ in NAMES and mentions.kind(mentions.name(first.i)) != "person":
+        owner = mentions.name(first.i)
+    else:
+        return [], team
+    players, expect_name = [], True
+    for t in tokens[2:]:
+        if expect_name and t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
+            players.append(mentions.name(t.i))
+            expect_name = False
+        elif not expect_name and t.text in (",", ";"):
+            expect_name = True
+        elif not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
+            continue
+        else:
+            return [], team  # not a list of names
+    if owner is None or len(players) < 4:
+        return [], team
+    return players, owner
 
 
 def _event_years(sentence: Span, passage: str) -> list[Triple]:
