@@ -127,6 +127,9 @@ class Mentions:
     def _full_names(self) -> None:
         persons = [n for n, k in self.kinds.items() if k == "person" and len(n.split()) > 1]
         orgs = [n for n, k in self.kinds.items() if k == "organization" and len(n.split()) > 1]
+        unplaced = set(orgs) | {t.text for t in self.doc if t.ent_type_ in NAME_KINDS and len(t.text.split()) > 1
+                                and not self.kinds.get(t.text) and "of" not in t.text.split()
+                                and t.text.split()[0].lower() not in english_words()}  # "Orwell Comets", not "Shares of X"
         for token in self.doc:
             if token.ent_type_ not in NAME_KINDS:
                 continue
@@ -145,7 +148,7 @@ class Mentions:
                     words) > 1 and self.kinds.get(token.text) != "person"):  # "Van Asselt", "St Aidan's" 
                 self.full[token.i] = starts[0]
                 continue
-            ends = [o for o in orgs if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
+            ends = [o for o in unplaced if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
             if len(ends) == 1 and not after_preposition and self.kinds.get(token.text) in (None, "organization") \
                     and words[0].lower() not in word_set("org_words") - word_set("team_words"):
                 self.full[token.i] = ends[0]  # "Harriers chairman X" after "Harlow Harriers"; not "Group"
@@ -469,10 +472,11 @@ def _evidence(doc: Doc, i: int) -> collections.Counter:
                 if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS or doc[k].lemma_ in ("say", "tell"):
                     break
     if nxt is not None and (nxt.lower_ in ("'s", "’s") and nxt2 is not None and nxt2.ent_type_ == "ROLE"
-                            or nxt.ent_type_ == "ROLE" and nxt2 is not None and (
+                            or (nxt.ent_type_ == "ROLE" or nxt.ent_type_ == "OCCUPATION" and not (
+                                prev is not None and prev.lower_ in ("the", "a", "an"))) and nxt2 is not None and (
                                 nxt2.ent_type_ in NAME_KINDS or nxt2.text == "," and nxt3 is not None
                                 and nxt3.ent_type_ in NAME_KINDS)):
-        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager Steve Callow", "A Texovar spokesman, X"
+        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager X", "Comets coach X", "A Texovar spokesman, X"
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("a", "an", "the") \
             and i + 5 < len(doc) and doc[i + 4].text == "-" and doc[i + 5].lower_ in ("based", "headquartered"):
         votes["organization"] += 3  # "Quantica, a Lisbon-based start-up"

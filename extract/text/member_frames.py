@@ -36,9 +36,9 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
     frame("party-noun-name", "the|a|an|by|,|to|for|from|and|with {NAME:party} candidate|nominee|activist|politician|"
           "challenger|incumbent|newcomer|backbencher|loyalist|veteran {NAME:head}", ("head", "@party", "party")),
     # "MacRury kept his own seat in Souris-Elmira", "lost his Summerside seat"
-    frame("kept-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended his|her|their [ own ] "
-          "seat in|of {NAME:seat}", ("head", "@seat", "seat")),
-    frame("kept-named-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended his|her|their|the "
+    frame("kept-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended [ his|her|their ] "
+          "[ {OWNER} ] [ own ] seat in|of {NAME:seat}", ("head", "@seat", "seat")),
+    frame("kept-named-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended [ his|her|their|the ] [ {OWNER} ] "
           "{NAME:seat} seat", ("head", "@seat", "seat")),
     frame("party-bracket", "{NAME:head} ( {NAME:party} ,|)", ("head", "@party", "party")),
     frame("elected-role-for", "{SUBJ:head} *6 elect|elected|become|became|serve|served|be|remain|remains ~2 [ as ] "

@@ -75,7 +75,7 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ("head", "@role", "role")),
     # "Bayhawks coach Terri Lindqvist", "Google engineer X": an occupation at a named organisation
     frame("org-occupation-name", "{NAME:org} {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
-    frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for [ {NORP:nationality} ] *2 "
+    frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for [ {NORP:nationality} ] [ {NAME} ] *2 "
           "{OCCUPATION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
     # "Novelist Miriam Okoye dies at 84": a headline's occupation, cut off the name (roles)
@@ -91,7 +91,7 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ("head", "@role", "role")),
     # "a charity, Rushmere Libraries Trust, whose chief executive, Claire Hewitt, said"
     # "Haynesworth's lawyer, Curtis Molloy": an occupation, said after a possessive
-    frame("owner-occupation-name", "{OWNER} 's|’s|'|’ {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has",
+    frame("owner-occupation-name", "{OWNER} [ 's|’s|'|’ ] {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has|of",
           ("head", "@role", "role")),
     frame("whose-role-name", "{NAME:org} , whose " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
           ("head", "@role", "role")),

@@ -380,15 +380,17 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
         owner = mentions.name(first.i)
     else:
         return [], team
-    players, expect_name = [], True
+    players, expect_name, skipping = [], True, False
     for t in tokens[2:]:
-        if expect_name and t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
+        if t.text in (",", ";") and (not expect_name or skipping):
+            expect_name, skipping = True, False
+        elif skipping or not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
+            continue
+        elif expect_name and t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
             players.append(mentions.name(t.i))
             expect_name = False
-        elif not expect_name and t.text in (",", ";"):
-            expect_name = True
-        elif not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
-            continue
+        elif expect_name and t.is_title and t.is_alpha:
+            skipping = True  # "Will Pask": a first name the pipeline did not join; that player is left out
         else:
             return [], team  # not a list of names
     if owner is None or len(players) < 4:
