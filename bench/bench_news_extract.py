@@ -4,11 +4,10 @@
     .venv/bin/python bench/bench_news_extract.py --set heldout2 --sample 100 --seed 17 --out bench/news_precision_heldout2.md
     .venv/bin/python bench/bench_news_extract.py --score bench/news_precision_heldout2.md
 
-The corpus is ``tests/extract/text/data/news/`` (its README says how it was written): a
-development set, read while the news frames were written; a first held-out set, since read
-while the second round of frames was written; and two held-out sets (``heldout2``, written
-before the second round, and ``heldout3``, written before the fourth), never used to write or
-tune a rule. Each set is built the way ``audit build --forget FILE`` builds it
+The corpus is ``tests/extract/text/data/news/`` (its README says how each set was written and
+when it was read): ``dev`` and ``heldout`` to ``heldout3``, written by the rules' author and all
+read by now; ``heldout4`` and ``heldout5``, written by someone who had not read the rules, each
+measured once before it was read (the fifth round). A new round needs a new unread set. Each set is built the way ``audit build --forget FILE`` builds it
 (``extract.text.graph``: passages, the rules extractor, short-mention resolution, names
 normalized, relations canonicalized, one fact per (head, relation, tail)), and the bench
 reports the graph's facts per article, the facts per relation, and the speed.
