@@ -9,7 +9,8 @@ entity is one token) and decides:
   mentions: an honorific or a position just before it, an age after it (", 52,"), ", who",
   an organisation word in it ("Bank", "Rovers"), a place word ("Lane"), a locative
   preposition; a name shaped like a person's (two or three capitalised words, no such word)
-  counts a little. The kinds of all mentions of a name are added up.
+  counts a little. The kinds of all mentions of a name are added up (``name_kinds.evidence``
+  says what each mention votes for).
 - the **full name** each short mention stands for: a surname the last word(s) of exactly one
   person named in the document; a one-word name the first word of exactly one organisation
   ("Harbourline" -> "Harbourline Group"), unless it is used as a place.
@@ -31,13 +32,12 @@ that name instead of the rules' guess.
 from __future__ import annotations
 
 import collections
-import functools
 import re
 
-from spacy.lookups import load_lookups
 from spacy.tokens import Doc, Span
 
-from extract.text.lexicons import cities
+from extract.text.lexicons import english_words, lemma_table
+from extract.text.name_kinds import LOCATIVE, NAME_KINDS, evidence
 from extract.text.roles import word_set
 
 PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
@@ -58,14 +58,9 @@ NOT_COMPANIES = frozenset({"ministry", "department", "council", "government", "u
 WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
 THING_PRONOUNS = frozenset({"it", "its"})
 GROUP_PRONOUNS = frozenset({"they", "their"})
-PLACE_FIRST_WORDS = frozenset({"River", "Lake", "Mount", "Port", "Cape", "Isle", "Fort", "Loch", "Lough"})
-LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "around", "into"})
-NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
 PLACE_LABELS = frozenset({"COUNTRY", "CONTINENT", "GPE", "LOC"})
 OPEN_QUOTES = {"“": "”", '"': '"', "«": "»"}
 LOOK_BACK = 3  # sentences
-_ACRONYM = re.compile(r"^[A-Z][A-Z&]{1,7}$")
-_PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z][a-z]+$")
 
 
 class Mentions:
@@ -107,7 +102,7 @@ class Mentions:
         scores: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
         for token in self.doc:
             if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not common_word(token):
-                scores[token.text].update(_evidence(self.doc, token.i))
+                scores[token.text].update(evidence(self.doc, token.i))
                 honorific = self.doc[token.i - 1].lower_.rstrip(".") if token.i else ""
                 if honorific in HONORIFIC_GENDER:
                     self.gender[token.text] = HONORIFIC_GENDER[honorific]
@@ -286,23 +281,12 @@ class Mentions:
                     self.resolved[span[0].i] = (self.name(head.i), "NAME")
 
 
-@functools.lru_cache(maxsize=1)
-def _lemma_table():
-    return load_lookups("en", ["lemma_lookup"]).get_table("lemma_lookup")
-
-
-@functools.lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """The lemmas of spaCy's English lookup table: "bakery", "port", "green"."""
-    return frozenset(_lemma_table().values())
-
-
 def common_word(token) -> bool:
     """"Schools", "Councillors" at the start of a sentence: an inflected common word, not a name."""
     text = token.text
     if " " in text or not token.is_sent_start and not (token.i > 0 and token.doc[token.i - 1].is_space):
         return False
-    lemma = _lemma_table().get(text.lower())
+    lemma = lemma_table().get(text.lower())
     return lemma is not None and lemma != text.lower()
 
 
@@ -411,82 +395,3 @@ def _attached_role(doc: Doc, i: int) -> str | None:
         if doc[j].text in (",", ".", ";") and j > i + 1 or doc[j].ent_type_ in NAME_KINDS:
             break
     return None
-
-
-@functools.lru_cache(maxsize=1)
-def org_nouns() -> frozenset[str]:
-    """Nouns that say the name after them is a firm or a body ("the insurer X"), none that may name
-    a person too: ``org_frames.ORG_NOUNS`` as a set."""
-    from extract.text.org_frames import ORG_NOUNS
-    return frozenset(ORG_NOUNS.split("|"))
-
-
-def _evidence(doc: Doc, i: int) -> collections.Counter:
-    """Votes for what the name at token ``i`` is, from this one mention."""
-    votes: collections.Counter = collections.Counter()
-    token = doc[i]
-    words = token.text.replace("-", " ").split()
-    lowers = {w.lower().strip(".,") for w in words}
-
-    def at(k: int):
-        return doc[k] if 0 <= k < len(doc) else None
-
-    prev, nxt, nxt2, nxt3 = at(i - 1), at(i + 1), at(i + 2), at(i + 3)
-    org_words = lowers & word_set("org_words")
-    if org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
-        votes["organization"] += 3
-    if len(words) > 1 and words[-1].lower() in word_set("award_words"):
-        votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
-    if words and words[-1].lower() in word_set("place_words") and not org_words or token.text in cities() \
-            or len(words) > 1 and words[0] in PLACE_FIRST_WORDS:
-        votes["place"] += 3  # "Lyndhurst Road"; a city's name ("Manchester", "San Francisco")
-    if prev is not None:
-        if prev.lower_.rstrip(".") in word_set("honorifics"):
-            votes["person"] += 6
-        elif (prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") \
-                and not org_words:
-            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"
-        elif prev.text in org_nouns():
-            votes["organization"] += 4  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
-        elif prev.lower_ in LOCATIVE:
-            votes["place"] += 1
-        elif prev.lower_ in ("of", "at", "for") and i > 1 and doc[i - 2].ent_type_ == "ROLE":
-            votes["organization"] += 2  # "mayor of San Diego", "chief economist at Tellus Bank"
-        elif prev.lower_ == "the":
-            votes["organization"] += 1
-    if nxt is not None and nxt.text == ",":
-        if nxt2 is not None and nxt2.ent_type_ == "QUANTITY" and nxt2.text.isdigit() and int(nxt2.text) < 120 \
-                and nxt3 is not None and nxt3.text in (",", ")"):
-            votes["person"] += 5
-        elif nxt2 is not None and nxt2.lower_ == "who" and not (prev is not None and prev.lower_ in LOCATIVE | {"of"}):
-            votes["person"] += 3  # not "X, 29, of Walsall, who ...": the "who" is X's
-        else:
-            for k in range(i + 2, min(i + 7, len(doc))):
-                if doc[k].ent_type_ in ("ROLE", "OCCUPATION"):
-                    votes["person"] += 3
-                    break
-                if doc[k].lower_ in word_set("generic_orgs") and not (
-                        k + 1 < len(doc) and doc[k + 1].lower_ in ("'s", "’s")):  # not "X, the group's controller"
-                    votes["organization"] += 3
-                    break
-                if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS or doc[k].lemma_ in ("say", "tell"):
-                    break
-    if nxt is not None and (nxt.lower_ in ("'s", "’s") and nxt2 is not None and nxt2.ent_type_ == "ROLE"
-                            or (nxt.ent_type_ == "ROLE" or nxt.ent_type_ == "OCCUPATION" and not (
-                                prev is not None and prev.lower_ in ("the", "a", "an"))) and nxt2 is not None and (
-                                nxt2.ent_type_ in NAME_KINDS or nxt2.text == "," and nxt3 is not None
-                                and nxt3.ent_type_ in NAME_KINDS)):
-        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager X", "Comets coach X", "A Texovar spokesman, X"
-    if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("a", "an", "the") \
-            and i + 5 < len(doc) and doc[i + 4].text == "-" and doc[i + 5].lower_ in ("based", "headquartered"):
-        votes["organization"] += 3  # "Quantica, a Lisbon-based start-up"
-    if nxt is not None and nxt.lower_ in ("was", "is") and nxt2 is not None \
-            and nxt2.lower_ in ("founded", "established", "incorporated", "listed"):
-        votes["organization"] += 4  # "Modise was founded in 2006": not the founder Jacob Modise
-    if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
-            and nxt3 is not None and nxt3.lower_ in ("in", "by"):
-        votes["organization"] += 3  # "Texovar, founded in 1984 by"
-    if 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
-            and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
-        votes["person"] += 1
-    return votes

@@ -8,6 +8,8 @@ import functools
 import json
 from importlib import resources
 
+from spacy.lookups import load_lookups
+
 
 def _data(name: str) -> dict:
     return json.loads(resources.files("extract").joinpath(f"data/{name}").read_text("utf-8"))
@@ -41,3 +43,15 @@ def country_aliases() -> dict[str, str]:
     out = {c["name"].lower(): c["name"] for c in gazetteer()["countries"]}
     out.update({a.lower(): c["name"] for c in gazetteer()["countries"] for a in c["aliases"]})
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def lemma_table():
+    """spaCy's English lookup lemmas: inflected form -> lemma ("schools" -> "school")."""
+    return load_lookups("en", ["lemma_lookup"]).get_table("lemma_lookup")
+
+
+@functools.lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The lemmas of spaCy's English lookup table: "bakery", "port", "green"."""
+    return frozenset(lemma_table().values())

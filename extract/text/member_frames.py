@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import functools
 
-from extract.text.frames import Frame, frame
+from spacy.tokens import Span
+
+from extract.text.coref import Mentions
+from extract.text.frames import NAMES, Frame, frame
 from extract.text.nlp import country_aliases
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import news_lexicon, word_set
@@ -145,3 +148,41 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
             return []  # "has represented Kenya since 2012", "represented Acme Ltd": no seat
         return [make(head[0], "P768", other[0], "person", "place")]
     return []
+
+
+SHEET_GO_ON = frozenset({"reserves", "replacements", "substitutes", "subs", "bench", "interchange"})
+SHEET_MARKS = frozenset({"(", ")", "c", "capt", "vc", "wk", "gk", "capt."})
+
+
+def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[list[str], str | None]:
+    """"Hawks: Liam Rewiti; Sione Tapueluelu, Aaron Crene, ... Reserves: Nathan Fifita, ...": a
+    match report's team sheet names the players of a team (``P54``). A sentence is one when it
+    opens on a team's name (or "Reserves", which goes on with the last team) and a colon, then
+    lists four or more people, separated by commas or semicolons, each perhaps marked "(c)".
+    Returns the players' names and the team the next sentence may go on with."""
+    tokens = [t for t in sentence if not t.is_space]
+    if len(tokens) < 6 or tokens[1].text != ":":
+        return [], team
+    first = tokens[0]
+    if first.lower_ in SHEET_GO_ON:
+        owner = team
+    elif first.ent_type_ in NAMES and mentions.kind(mentions.name(first.i)) != "person":
+        owner = mentions.name(first.i)
+    else:
+        return [], team
+    players, expect_name, skipping = [], True, False
+    for t in tokens[2:]:
+        if t.text in (",", ";") and (not expect_name or skipping):
+            expect_name, skipping = True, False
+        elif skipping or not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
+            continue
+        elif expect_name and t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
+            players.append(mentions.name(t.i))
+            expect_name = False
+        elif expect_name and t.is_title and t.is_alpha:
+            skipping = True  # "Will Pask": a first name the pipeline did not join; that player is left out
+        else:
+            return [], team  # not a list of names
+    if owner is None or len(players) < 4:
+        return [], team
+    return players, owner

@@ -24,11 +24,12 @@ from __future__ import annotations
 import functools
 
 from extract.text.class_phrase import is_event
-from extract.text.coref import Mentions, english_words, org_nouns
+from extract.text.coref import Mentions
+from extract.text.name_kinds import org_nouns
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
 from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
-from extract.text.lexicons import cities
+from extract.text.lexicons import cities, english_words
 from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import role_category, word_set
 from extract.text.units import Triple

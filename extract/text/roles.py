@@ -27,7 +27,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from extract.text.lexicons import country_aliases, demonym_countries, gazetteer, news_lexicon
+from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer, news_lexicon
 
 _WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
 _NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?(bn|m|k)?$")
@@ -174,7 +174,6 @@ NOT_AGENTS = frozenset({"former", "latter", "further", "other", "another", "whet
 
 def _agent_noun(word: str) -> bool:
     """"campaigner", "developer", "operator", "violinist": a doer's noun of the lemma table."""
-    from extract.text.coref import english_words
     return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and word not in NOT_AGENTS \
         and word in english_words()
 

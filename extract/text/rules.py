@@ -22,17 +22,19 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
-from extract.text.coref import Mentions, common_word, english_words
+from extract.text.coref import Mentions, common_word
+from extract.text.frame_checks import (ENTITY_REF as _ENTITY_REF, after_article, after_at, after_preposition,
+                                       after_rank, head_ends, in_name_list, owned_role)
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
-from extract.text.member_frames import MEMBER_FRAMES
+from extract.text.member_frames import MEMBER_FRAMES, team_sheet
 from extract.text.news_frames import NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
-from extract.text.lexicons import cities
+from extract.text.lexicons import cities, english_words
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
 from extract.text.roles import role_category, word_set
-from extract.text.signature import POSSESSIVES, signature_parts, tail_types
+from extract.text.signature import signature_parts, tail_types
 from extract.text.units import Triple
 
 # Relations whose tail must be a country.
@@ -46,7 +48,6 @@ ADJECTIVE_ORGS = frozenset({"org-occupation-name"})  # not "the Venetian painter
 FREE_HEADS = frozenset({"apposition-occupation", "apposition-class"})  # not "In Norland, the opposition ..."
 # Locative ones only: "at Drexel University, a poet" is not about the university, but
 # "went to Ravi Menon, an Indian physicist" is about Menon.
-PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
 # A P54 tail that is a league, not a team: "Algerian Ligue 2".
 LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "serie",
                           "divisie", "championship", "premiership"})
@@ -59,7 +60,6 @@ TOP_ROLES = frozenset({"chief_executive", "chair"})
 NEWS = frozenset(f.name for f in NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES)
 ALL_FRAMES = FRAMES + NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES
 DATELINE = next(f.regex for f in ORG_FRAMES if f.name == "dateline")
-_ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
 _YEAR = re.compile(r"^\d{4}$")
 _YEAR_NAME = re.compile(r"^(\d{4}) \S")
 KIND_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "place",
@@ -105,9 +105,9 @@ class RulesExtractor:
             here: list[Triple] = []
             for frame in ALL_FRAMES:
                 for match in _matches(frame, line):
-                    if frame.name in ADJECTIVE_ORGS and _after_article(doc, match.group("org")) \
-                            or frame.name in FREE_HEADS and _after_preposition(doc, match.group("head")) \
-                            or frame.name in HEAD_LAST_WORDS and not _head_ends(doc, match, HEAD_LAST_WORDS[frame.name]):
+                    if frame.name in ADJECTIVE_ORGS and after_article(doc, match.group("org")) \
+                            or frame.name in FREE_HEADS and after_preposition(doc, match.group("head")) \
+                            or frame.name in HEAD_LAST_WORDS and not head_ends(doc, match, HEAD_LAST_WORDS[frame.name]):
                         continue
                     for head_role, relation, tail_role in frame.facts:
                         if tail_role in frame.class_roles:
@@ -185,14 +185,14 @@ class RulesExtractor:
         role = self._filler(doc, groups.get("verb" if relation == "@verb" else "role"), context)
         org = self._filler(doc, groups.get("org") if relation == "@role" else tail_ref, context)
         founds = relation == "@verb" and role is not None and VERB_ROLES.get(role[0].lower()) == "founder"
-        if org is not None and org[1] == "NAME" and (founds or _after_at(doc, groups.get("org") if relation == "@role"
+        if org is not None and org[1] == "NAME" and (founds or after_at(doc, groups.get("org") if relation == "@role"
                                                                          else tail_ref)) \
                 and not context[0].kind(org[0]) and org[0] not in cities():
             org = (org[0], "ORG")  # "a specialist at the Rijksbureau": what one works at is an organisation
         subject, lead = context[1], context[0].lead
         if relation == "@role" and "org" not in groups and role is not None and role_category(role[0]) in TOP_ROLES \
                 | {"head"} and (role_category(role[0]) != "head" or role[0].lower().startswith("managing")) \
-                and not _owned_role(doc, groups.get("role")):
+                and not owned_role(doc, groups.get("role")):
             if lead is not None:
                 org = (lead, "NAME")  # a firm's story: "Chief executive X said", of the organisation it opens on
             elif subject is not None and context[0].kind(subject.text) == "organization" \
@@ -241,7 +241,7 @@ class RulesExtractor:
                 if typed is None and relation == "P706":
                     return None
                 relation = typed or relation
-                if _after_rank(doc, tail_ref) or _in_name_list(doc, tail_ref):
+                if after_rank(doc, tail_ref) or in_name_list(doc, tail_ref):
                     return None
         if relation in COUNTRY_TAILS and tail_label != "COUNTRY":
             return None
@@ -290,112 +290,6 @@ def _matches(frame, line: str):
     while (match := frame.regex.search(line, pos)) is not None:
         yield match
         pos = match.start() + 1
-
-
-def _after_at(doc: Doc, ref: str | None) -> bool:
-    """"at the Rijksbureau", "at Kestrel Securities": the name follows "at" (and maybe "the")."""
-    m = _ENTITY_REF.match(ref) if ref else None
-    if m is None:
-        return False
-    k = int(m.group(2)) - 1
-    if k >= 0 and doc[k].lower_ == "the":
-        k -= 1
-    return k >= 0 and doc[k].lower_ == "at"
-
-
-def _after_article(doc: Doc, ref: str) -> bool:
-    """"the Venetian painter X", "the Nashville producer X": a name after an article, before an
-    occupation, describes it; "Bayhawks coach X" names where the coach works."""
-    i = int(_ENTITY_REF.match(ref).group(2))
-    return i > 0 and doc[i - 1].lower_ in ("the", "a", "an")
-
-
-def _owned_role(doc: Doc, ref: str | None) -> bool:
-    """"Harriers chairman X", "the club's chairman": a name or a description stands before the position."""
-    m = _ENTITY_REF.match(ref) if ref else None
-    if m is None:
-        return False
-    k = int(m.group(2)) - 1
-    if k >= 0 and doc[k].lower_ in ("'s", "’s"):
-        k -= 1
-    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES | {"whose"})
-
-
-def _after_preposition(doc: Doc, ref: str) -> bool:
-    m = _ENTITY_REF.match(ref)
-    i = int(m.group(2)) if m else 0
-    return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
-
-
-def _head_ends(doc: Doc, match, words: frozenset[str]) -> bool:
-    """"The Whitlock Gallery": the head's name ends in one of ``words``."""
-    m = _ENTITY_REF.match(match.group("head"))
-    return m is not None and doc[int(m.group(2))].text.split()[-1].lower() in words
-
-
-def _after_rank(doc: Doc, ref: str) -> bool:
-    """"in the family Cerambycidae": a taxon, not a place."""
-    m = _ENTITY_REF.match(ref)
-    i = int(m.group(2)) if m else 0
-    return i > 0 and doc[i - 1].lower_ in class_words()["taxon_ranks"]
-
-
-def _in_name_list(doc: Doc, ref: str) -> bool:
-    """"Valencia, Godella, Burjassot and Xàtiva": a name followed by ", Name" ... "and Name"."""
-    m = _ENTITY_REF.match(ref)
-    if m is None:
-        return False
-    j = int(m.group(2)) + 1
-    end = doc[j - 1].sent.end
-    while j + 1 < end:
-        if doc[j].text == "," and doc[j + 1].lower_ in ("and", "or"):
-            j += 1  # ", and Wedding"
-        if j + 1 >= end or doc[j + 1].ent_type_ not in NAMES + ("COUNTRY",):
-            return False
-        if doc[j].lower_ in ("and", "or"):
-            return True
-        if doc[j].text != ",":
-            return False
-        j += 2
-    return False
-
-
-SHEET_GO_ON = frozenset({"reserves", "replacements", "substitutes", "subs", "bench", "interchange"})
-SHEET_MARKS = frozenset({"(", ")", "c", "capt", "vc", "wk", "gk", "capt."})
-
-
-def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[list[str], str | None]:
-    """"Hawks: Liam Rewiti; Sione Tapueluelu, Aaron Crene, ... Reserves: Nathan Fifita, ...": a
-    match report's team sheet names the players of a team (``P54``). A sentence is one when it
-    opens on a team's name (or "Reserves", which goes on with the last team) and a colon, then
-    lists four or more people, separated by commas or semicolons, each perhaps marked "(c)".
-    Returns the players' names and the team the next sentence may go on with."""
-    tokens = [t for t in sentence if not t.is_space]
-    if len(tokens) < 6 or tokens[1].text != ":":
-        return [], team
-    first = tokens[0]
-    if first.lower_ in SHEET_GO_ON:
-        owner = team
-    elif first.ent_type_ in NAMES and mentions.kind(mentions.name(first.i)) != "person":
-        owner = mentions.name(first.i)
-    else:
-        return [], team
-    players, expect_name, skipping = [], True, False
-    for t in tokens[2:]:
-        if t.text in (",", ";") and (not expect_name or skipping):
-            expect_name, skipping = True, False
-        elif skipping or not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
-            continue
-        elif expect_name and t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
-            players.append(mentions.name(t.i))
-            expect_name = False
-        elif expect_name and t.is_title and t.is_alpha:
-            skipping = True  # "Will Pask": a first name the pipeline did not join; that player is left out
-        else:
-            return [], team  # not a list of names
-    if owner is None or len(players) < 4:
-        return [], team
-    return players, owner
 
 
 def _event_years(sentence: Span, passage: str) -> list[Triple]:

@@ -1,0 +1,89 @@
+"""Checks on where a frame's filler stands in its sentence, which a frame's pattern cannot say:
+what comes just before a name ("at", "the", a preposition, a taxon rank), whether a position
+has an owner before it, whether a name starts a list of places.
+
+A filler is an entity reference of a sentence signature (``NAME#12``, ``PRON@P131#4``); the
+number is the token's index in the document.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Doc
+
+from extract.text.class_phrase import class_words
+from extract.text.frames import NAMES
+from extract.text.roles import word_set
+from extract.text.signature import POSSESSIVES
+
+ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
+PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
+
+
+def after_at(doc: Doc, ref: str | None) -> bool:
+    """"at the Rijksbureau", "at Kestrel Securities": the name follows "at" (and maybe "the")."""
+    m = ENTITY_REF.match(ref) if ref else None
+    if m is None:
+        return False
+    k = int(m.group(2)) - 1
+    if k >= 0 and doc[k].lower_ == "the":
+        k -= 1
+    return k >= 0 and doc[k].lower_ == "at"
+
+
+def after_article(doc: Doc, ref: str) -> bool:
+    """"the Venetian painter X", "the Nashville producer X": a name after an article, before an
+    occupation, describes it; "Bayhawks coach X" names where the coach works."""
+    i = int(ENTITY_REF.match(ref).group(2))
+    return i > 0 and doc[i - 1].lower_ in ("the", "a", "an")
+
+
+def owned_role(doc: Doc, ref: str | None) -> bool:
+    """"Harriers chairman X", "the club's chairman": a name or a description stands before the position."""
+    m = ENTITY_REF.match(ref) if ref else None
+    if m is None:
+        return False
+    k = int(m.group(2)) - 1
+    if k >= 0 and doc[k].lower_ in ("'s", "’s"):
+        k -= 1
+    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES | {"whose"})
+
+
+def after_preposition(doc: Doc, ref: str) -> bool:
+    m = ENTITY_REF.match(ref)
+    i = int(m.group(2)) if m else 0
+    return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
+
+
+def head_ends(doc: Doc, match, words: frozenset[str]) -> bool:
+    """"The Whitlock Gallery": the head's name ends in one of ``words``."""
+    m = ENTITY_REF.match(match.group("head"))
+    return m is not None and doc[int(m.group(2))].text.split()[-1].lower() in words
+
+
+def after_rank(doc: Doc, ref: str) -> bool:
+    """"in the family Cerambycidae": a taxon, not a place."""
+    m = ENTITY_REF.match(ref)
+    i = int(m.group(2)) if m else 0
+    return i > 0 and doc[i - 1].lower_ in class_words()["taxon_ranks"]
+
+
+def in_name_list(doc: Doc, ref: str) -> bool:
+    """"Valencia, Godella, Burjassot and Xàtiva": a name followed by ", Name" ... "and Name"."""
+    m = ENTITY_REF.match(ref)
+    if m is None:
+        return False
+    j = int(m.group(2)) + 1
+    end = doc[j - 1].sent.end
+    while j + 1 < end:
+        if doc[j].text == "," and doc[j + 1].lower_ in ("and", "or"):
+            j += 1  # ", and Wedding"
+        if j + 1 >= end or doc[j + 1].ent_type_ not in NAMES + ("COUNTRY",):
+            return False
+        if doc[j].lower_ in ("and", "or"):
+            return True
+        if doc[j].text != ",":
+            return False
+        j += 2
+    return False
