@@ -65,7 +65,8 @@ def class_phrase(doc: Doc, indices: list[int]) -> ClassPhrase:
             current[-1] += token.text  # "soccer-player"
             continue
         if label == "NORP":
-            out.nationality = out.nationality or token.text
+            if not (i + 1 < len(doc) and doc[i + 1].text == "-"):  # "a Norwegian-backed fund": no nationality
+                out.nationality = out.nationality or token.text
             current.clear()
             continue
         if label == "DATE":

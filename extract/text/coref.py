@@ -37,7 +37,7 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.lexicons import english_words, lemma_table
-from extract.text.name_kinds import LOCATIVE, NAME_KINDS, evidence
+from extract.text.name_kinds import LOCATIVE, NAME_KINDS, evidence, person_shaped
 from extract.text.roles import word_set
 
 PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
@@ -55,6 +55,13 @@ NOT_COMPANIES = frozenset({"ministry", "department", "council", "government", "u
                            "hospital", "trust", "charity", "party", "union", "court", "police", "agency", "authority",
                            "commission", "committee", "museum", "gallery", "library", "festival", "society",
                            "association", "club", "team", "band", "institute", "foundation", "board", "league"})
+# Words a firm's name ends in that news drops after the first mention ("Nirvaan" for Nirvaan Systems);
+# not an institution's ("Oxford" is no short name for the Oxford Union).
+COMPANY_WORDS = frozenset({"systems", "holdings", "group", "airlines", "airways", "resources", "therapeutics",
+                           "technologies", "technology", "industries", "partners", "capital", "ventures", "securities",
+                           "foods", "motors", "energy", "mining", "logistics", "labs", "pharmaceuticals", "dynamics",
+                           "components", "inc", "inc.", "ltd", "plc", "llc", "ag", "gmbh", "sa", "nv", "bv", "co", "corp",
+                           "corporation", "company", "limited", "media", "software", "solutions", "networks", "bank"})
 WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
 THING_PRONOUNS = frozenset({"it", "its"})
 GROUP_PRONOUNS = frozenset({"they", "their"})
@@ -77,6 +84,8 @@ class Mentions:
     def __init__(self, doc: Doc, subject: Span | None = None):
         self.doc = doc
         self.speech = speech_tokens(doc)
+        self.described: set[int] = set()          # the words of a person's description before its noun
+        self.descriptions: dict[int, int] = {}     # a description's noun -> its first word
         self.kinds: dict[str, str] = {}
         self.full: dict[int, str] = {}             # entity token -> the full name it stands for
         self.resolved: dict[int, tuple[str, str]] = {}  # pronoun / description token -> (name, label)
@@ -139,7 +148,9 @@ class Mentions:
                 continue
             after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in LOCATIVE
             starts = [o for o in orgs if _bare(o).split()[:len(words)] == _bare(token.text).split() and o != token.text]
-            if len(starts) == 1 and not after_preposition and (self.kinds.get(token.text) == "organization" or len(
+            firm = len(starts) == 1 and self.kinds.get(token.text) not in ("person", "place") and all(
+                w.lower() in COMPANY_WORDS for w in starts[0].split()[len(words):])  # "joined Nirvaan": Nirvaan Systems
+            if len(starts) == 1 and not after_preposition and (self.kinds.get(token.text) == "organization" or firm or len(
                     words) > 1 and self.kinds.get(token.text) != "person"):  # "Van Asselt", "St Aidan's" 
                 self.full[token.i] = starts[0]
                 continue
@@ -158,11 +169,25 @@ class Mentions:
         history: list[tuple[int, int, str, str]] = []  # (sentence, token, full name, kind)
         for s, sentence in enumerate(self.doc.sents):
             first = _first_word(sentence)
+            described = _person_description(self.doc, sentence, first)  # "The 47-year-old former X midfielder"
+            if described is not None:
+                self.described.update(range(first, described))
+                self.descriptions[described] = first
             for token in sentence:
                 i = token.i
-                if i in self.speech:
+                if i in self.speech or i in self.described:
                     continue
                 lower = token.lower_
+                if i == described:  # the person named last ("... a corner from Luis Pereira. The Portuguese winger")
+                    recent = [h for h in history if h[0] >= s - LOOK_BACK and (
+                        h[3] == "person" or not h[3] and person_shaped(h[2]))]
+                    found = (recent[-1][2], "person") if recent else None
+                    if found is None and subject is not None and self.kinds.get(subject.text, "") in ("person", ""):
+                        found = (subject.text, "person")
+                    if found is not None:
+                        self.resolved[i] = (found[0], "NAME")
+                        history.append((s, i, found[0], "person"))
+                    continue
                 if token.ent_type_ in NAME_KINDS and not common_word(token):
                     name = self.name(i)
                     history.append((s, i, name, self.kinds.get(name) or self.kinds.get(token.text, "")))
@@ -363,6 +388,35 @@ def _before_role(doc: Doc, i: int) -> bool:
     """"according to library director Gwen Alvarado": an organisation's noun just before a position
     and a name names the organisation the position is at."""
     return i + 2 < len(doc) and doc[i].is_lower and doc[i + 1].ent_type_ == "ROLE" and doc[i + 2].ent_type_ in NAME_KINDS
+
+
+# Nouns a description of a person may end in, besides positions and occupations.
+PERSON_DESCRIPTION_NOUNS = frozenset({"player", "native", "youngster", "teenager", "veteran", "newcomer", "rookie",
+                                      "international", "man", "woman", "star", "forward", "defender", "old"})
+DESCRIPTION_WORDS = frozenset({"-", "year", "years", "old", "former", "veteran", "young", "experienced", "retired",
+                               "new", "current", "first-time", "then"})
+
+
+def _person_description(doc: Doc, sentence: Span, first: int) -> int | None:
+    """"The 47-year-old former Motherwell midfielder was dismissed", "The Japanese player was born
+    in Osaka": a sentence that opens on a description of a person, with an age, a nationality,
+    a status or a team before its noun, refers to the person the text is about. Returns the
+    noun's index (the reference), or None."""
+    if doc[first].lower_ != "the":
+        return None
+    described = False
+    for j in range(first + 1, min(first + 9, sentence.end - 1)):
+        token, nxt = doc[j], doc[j + 1]
+        noun = token.ent_type_ in ("OCCUPATION", "ROLE") or token.lower_ in PERSON_DESCRIPTION_NOUNS
+        if noun and described and nxt.is_lower and nxt.is_alpha and not nxt.ent_type_ \
+                and nxt.lower_ not in DESCRIPTION_WORDS | {"of", "and", "at", "for", "in"}:
+            return j
+        if token.ent_type_ in ("QUANTITY", "NORP", "COUNTRY") or token.ent_type_ in NAME_KINDS \
+                or token.lower_ in DESCRIPTION_WORDS:
+            described = True
+            continue
+        return None
+    return None
 
 
 def _apposition(doc: Doc, i: int) -> bool:

@@ -166,7 +166,7 @@ FRAMES: tuple[Frame, ...] = (
     frame("more-occupations", "{SUBJ:head} " + ASIDE + " [ , ] be a|an *6 {OCCUPATION} *3 and|, [ a|an ] *2 {OCCUPATION:occupation}",
           ("head", "P106", "occupation")),
     # (rules: the head is not the object of a preposition: "at Drexel University, a poet")
-    frame("apposition-occupation", "{NAME:head} , a|an ~2 [ {NORP:nationality} ] ~2 {OCCUPATION:occupation}",
+    frame("apposition-occupation", "{NAME:head} , [ {QUANTITY} , ] a|an ~2 [ {NORP:nationality} ] ~2 {OCCUPATION:occupation}",
           ("head", "P27", "nationality"), ("head", "P106", "occupation")),
     # "X is a 1935 British comedy film": the class phrase says the class (P31) and, by what
     # kind of thing it is, a country (P17, P495 or P27), a year, a sport, a genre.

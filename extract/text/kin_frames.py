@@ -37,14 +37,14 @@ AGED = "{QUANTITY} - year - old"
 
 def _kin_frame(noun: str) -> Frame:
     return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] [ first|eldest|oldest|youngest|second|only|late ] " + noun
-                 + " [ of {QUANTITY} years ] [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] [ , ] " + HONORIFIC
+                 + " [ of {QUANTITY} years ] [ and +2 ] [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] [ , ] " + HONORIFIC
                  + " {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
 
 
 KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS) + (
     frame("residence-age", "{NAME:head} , {QUANTITY} , of|from [ *4 {NAME} , ] {PLACE:place} " + RESIDENCE_END,
           ("head", "P551", "place")),
-    frame("lives-in", "{SUBJ:head} [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
+    frame("lives-in", "{SUBJ:head} [ , who ] [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
           ("head", "P551", "place")),
     frame("described-from", "{NAME:head} , [ {QUANTITY} , ] a|an +3 [ {POSITION} ] from {PLACE:place} "
           + RESIDENCE_END, ("head", "P551", "place")),

@@ -23,7 +23,7 @@ from spacy.tokens import Span
 
 from extract.text.coref import Mentions
 from extract.text.frames import NAMES, Frame, frame
-from extract.text.nlp import country_aliases
+from extract.text.nlp import country_aliases, demonym_countries
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import news_lexicon, word_set
 from extract.text.units import Triple
@@ -186,3 +186,22 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
     if owner is None or len(players) < 4:
         return [], team
     return players, owner
+
+
+def description_facts(sentence: Span, mentions: Mentions) -> list[tuple[str, str, str, str]]:
+    """What a description of a person says of the person it refers to (``coref``): "The Japanese
+    player" a citizenship (``P27``), "the former Motherwell midfielder" a team (``P54``) and a
+    position (``P413``). Returns (person, relation, value, value kind) tuples."""
+    out = []
+    doc = sentence.doc
+    for noun, start in mentions.descriptions.items():
+        if not sentence.start <= noun < sentence.end or noun not in mentions.resolved:
+            continue
+        person = mentions.resolved[noun][0]
+        for k in range(start, noun):
+            if doc[k].ent_type_ == "NORP" and doc[k].text.lower() in demonym_countries() and doc[k + 1].text != "-":
+                out.append((person, "P27", demonym_countries()[doc[k].text.lower()], "place"))
+        played = playing_position(doc[noun].text) if doc[noun].ent_type_ == "ROLE" else None
+        if played and doc[noun - 1].ent_type_ in NAMES and mentions.kind(mentions.name(noun - 1)) != "place":
+            out += [(person, "P54", mentions.name(noun - 1), "organization"), (person, "P413", played, "position")]
+    return out

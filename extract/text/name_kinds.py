@@ -16,7 +16,7 @@ import re
 
 from spacy.tokens import Doc
 
-from extract.text.lexicons import cities
+from extract.text.lexicons import cities, english_words
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import word_set
 
@@ -25,6 +25,15 @@ LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "ar
 PLACE_FIRST_WORDS = frozenset({"River", "Lake", "Mount", "Port", "Cape", "Isle", "Fort", "Loch", "Lough"})
 _ACRONYM = re.compile(r"^[A-Z][A-Z&]{1,7}$")
 _PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z][a-z]+$")
+
+
+def person_shaped(name: str) -> bool:
+    """"Auguste Delmas": two or three capitalised words, none of an organisation or a place, the
+    last no English word ("Todd Glacier", "Hill Street" are things)."""
+    words = name.replace("-", " ").split()
+    return 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) \
+        and not {w.lower() for w in words} & (word_set("org_words") | word_set("place_words")) \
+        and words[-1].lower() not in english_words()
 
 
 @functools.lru_cache(maxsize=1)

@@ -79,6 +79,11 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for [ {NORP:nationality} ] [ {NAME} ] *2 "
           "{OCCUPATION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
+    # "A former county prosecutor and state attorney general, Halvorsen chairs ...": fronted positions
+    frame("fronted-position", "^ " + STATUS + " ~2 {POSITION:role} [ and ~3 {POSITION} ~1 ] , {NAME:head}",
+          ("head", "@role", "role")),
+    frame("fronted-position-2", "^ " + STATUS + " ~2 {POSITION} and ~3 {POSITION:role} ~1 , {NAME:head}",
+          ("head", "@role", "role")),
     # "Novelist Miriam Okoye dies at 84": a headline's occupation, cut off the name (roles)
     frame("occupation-name-first", "^ {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
     frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
@@ -113,6 +118,9 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
           ("head", "@join", "org")),
     frame("signed-from", "{SUBJ:head} ~6 sign|signed from [ the ] {NAME:team}", ("head", "P54", "team")),
+    # "The Lakers traded veteran defenceman X to the Calgary Stampeders": a player of both teams
+    frame("traded-to", "{SUBJ:team} [ have|has|had ] traded|trade|dealt|deal " + STATUS + " [ {ROLE} ] {NAME:head} to [ the ] "
+          "{NAME:other}", ("head", "P54", "team"), ("head", "P54", "other")),
     # -- organisations
     frame("subsidiary-of", "{SUBJ:head} ~4 be a|an *2 subsidiary|division|unit|arm of [ the ] *4 {NAME:parent}",
           ("head", "P749", "parent")),
@@ -166,9 +174,13 @@ def occupations() -> frozenset[str]:
     return frozenset(o.lower() for o in gazetteer()["occupations"])
 
 
+TITLE_ABBREVIATIONS = {"sen": "senator", "rep": "representative", "gov": "governor", "cllr": "councillor"}
+
+
 def position_name(role: str) -> str:
     """The position as a tail: lower-case unless an acronym, without a leading status word."""
     words = [w if w.isupper() and len(w) > 1 else w.lower() for w in role.split()]
+    words = [TITLE_ABBREVIATIONS.get(w.rstrip("."), w) for w in words]  # "Sen." -> "senator"
     while len(words) > 1 and words[0].lower() in ("former", "new", "interim", "acting", "outgoing", "current"):
         words.pop(0)
     return " ".join(words)
@@ -206,6 +218,9 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:
             out.append(make(name, "P69", org[0], "person", "organization"))
         return out
+    if relation == "@verb" and not person and role is not None and VERB_ROLES.get(role[0].lower()) == "head" \
+            and org is not None and mentions.kind(name) == "organization" and mentions.kind(org[0]) != "person":
+        return [make(org[0], "P137", name, "", "organization")]  # "Thornleigh Lodge is run by Elmcroft Care Group"
     if not person:
         return out
     if relation == "@verb":
@@ -257,8 +272,10 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         tail = position_name(role[0])
         if org is not None and tail.split()[-1] == "president" and org_kind == "organization":
             category = "head"  # the president of a university or a firm heads it
-        else:
+        elif org is not None or tail != "leader":  # "site leader", "overnight leader": a bare "leader" says too little
             out.append(make(name, "P39", f"{tail} of {org[0]}" if org is not None else tail, "person", "position"))
+            return out
+        else:
             return out
     if org is None:
         if role is not None and role[1] == "ROLE" and not out and bare_position(role[0], category):

@@ -20,6 +20,7 @@ overrides it for countries, nationalities, occupations and dates.
 from __future__ import annotations
 
 import functools
+import re
 
 import spacy
 from spacy.language import Language
@@ -79,6 +80,8 @@ EVENT_NOUNS = frozenset({"election", "elections", "by-election", "referendum", "
 YEAR_NAME_HEADS = frozenset({"War", "Act", "Treaty", "Revolution", "Crisis", "Battle", "Siege", "Uprising",
                              "Rebellion", "Constitution", "Agreement", "Convention", "Class"})
 MAX_NAME_TOKENS = 8
+# "Ndung'u", "Kau'i": an apostrophe inside a name, a lower-case letter after it (not "'s").
+_INNER_APOSTROPHE = re.compile(r"^[A-Z][a-z]+['’](?!s$)[a-z]+$")
 MAX_TITLE_TOKENS = 12
 # Ruler entities that may stand inside a longer name: "University of Iceland", "Japan Open".
 COUNTRY_LIKE = frozenset({"COUNTRY", "NORP", "CONTINENT"})
@@ -197,7 +200,7 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
         text = token.text
         return (text[:1].isupper() and not taken[i]
                 and (token.is_title or token.is_upper or (len(text) == 2 and text[1] == ".")
-                     or any(c.isupper() for c in text[1:])))
+                     or any(c.isupper() for c in text[1:]) or bool(_INNER_APOSTROPHE.match(text))))
 
     def glued_hyphen(i: int) -> bool:
         return (doc[i].text in HYPHENS and i + 1 < len(doc) and not doc[i - 1].whitespace_

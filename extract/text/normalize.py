@@ -38,6 +38,9 @@ _MONTH_YEAR = re.compile(r"^([a-z]+) (\d{3,4})$")
 _YEAR = re.compile(r"^(\d{3,4})$")
 # Kinds the extractor recognised from a gazetteer or a date shape: never short for anything.
 FIXED_KINDS = frozenset({"place", "date", "occupation", "class", "sport", "genre"})
+# Relations whose head, or tail, is an organisation: "Calgary" there may be short for the Calgary Stampeders.
+FIRM_HEADS = frozenset({"P169", "P488", "P1037", "P286", "P112", "P1128", "P127", "P749", "P159", "P2139", "P571"})
+FIRM_TAILS = frozenset({"P54", "P108", "P127", "P749", "P137"})
 # Kinds of tails that are values, never entities a short name could stand for.
 VALUE_KINDS = frozenset({"position", "occupation", "class"})
 # Common nouns that stand for an entity named earlier in the same document ("the company").
@@ -142,6 +145,7 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
 
     A mention is short when its normalized words end exactly one longer name of the same
     document ("Curie" -> "Marie Curie"; "Utah" is not short for "Utah State University"), or
+    begin exactly one longer name of an organisation ("Zuidwind" -> "Zuidwind Airlines"), or
     are its initials
     ("ITS" -> "International Transportation Service"). An ambiguous one ("Smith" with "John
     Smith" and "Anna Smith") is left as it is, and so are places, dates and occupations the
@@ -154,8 +158,10 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
     entities = {display_name(n) for t in triples for n, kind in ((t.head, t.head_kind), (t.tail, t.tail_kind))
                 if kind not in VALUE_KINDS}  # "Burnley" is not short for the position "mayor of Burnley"
     full = [n for n in names if len(folded[n].split()) > 1 and n in entities]
+    firms = [n for n in full if n in {display_name(x) for t in triples for x, kind in
+                                      ((t.head, t.head_kind), (t.tail, t.tail_kind)) if kind == "organization"}]
 
-    def resolve(name: str, kind: str) -> str:
+    def resolve(name: str, kind: str, firm_slot: bool = False) -> str:
         shown = display_name(name)
         words = folded[shown].split()
         if not words or kind in FIXED_KINDS or normalize_date(name) is not None:
@@ -163,11 +169,14 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
         if len(words) == 1 and words[0] in GENERIC_MENTIONS:
             return name  # a bare generic noun names nothing on its own
         candidates = [n for n in full if n != shown and _ends(words, folded[n].split())]
+        if not candidates and (kind == "organization" or firm_slot):  # "Zuidwind" for Zuidwind Airlines
+            candidates = [n for n in firms if n != shown and folded[n].split()[:len(words)] == words]
         if not candidates and _is_acronym(shown):
             candidates = [n for n in full if _initials(n) == shown]
         return candidates[0] if len(candidates) == 1 else name
 
-    return [Triple(resolve(t.head, t.head_kind), t.relation, resolve(t.tail, t.tail_kind), t.passage,
+    return [Triple(resolve(t.head, t.head_kind, t.relation in FIRM_HEADS), t.relation,
+                   resolve(t.tail, t.tail_kind, t.relation in FIRM_TAILS), t.passage,
                    t.extractor, t.head_kind, t.tail_kind, t.evidence) for t in triples]
 
 

@@ -41,6 +41,9 @@ ORG_FRAMES: tuple[Frame, ...] = (
           ("head", "P112", "founder"), lists=("founder",)),
     frame("founded-participle-in", "{SUBJ:head} , founded|formed|established|built|opened|completed in {DATE:date}",
           ("head", "P571", "date")),
+    # -- "The Vanderhaeghens, who founded the private bank Vanderhaeghen & Cie in Antwerp in 1921"
+    frame("founded-org-in", "{SUBJ} [ , who|which ] [ has|had ] founded|co-founded|established|started|launched "
+          + DESCRIBED + " {NAME:head} [ in {PLACE} ] in {DATE:date}", ("head", "P571", "date")),
     # -- when it opened or was built: "The Tawe, which opened in 1911,", "The bridge was built in 1957"
     frame("opened-in", "{SUBJ:head} [ , which|that ] [ first|originally|officially ] open|opened ~2 in {DATE:date}",
           ("head", "P571", "date")),
@@ -62,6 +65,7 @@ ORG_FRAMES: tuple[Frame, ...] = (
     frame("won-by", "{SUBJ:prize} ~4 be won|claimed|taken by " + DESCRIBED + " {NAME:head}", ("head", "@won", "prize")),
     # -- what country a firm is from: "the German engineering group Steinhoff Antriebe"
     frame("national-org-first", "^ {NORP:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}", ("head", "P17", "country")),
+    frame("country-org-first", "^ {COUNTRY:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}", ("head", "P17", "country")),
     frame("national-org", "the|a|an|by|from|,|-|— {NORP:country} +3 " + ORG_NOUNS + " [ , ] {NAME:head}",
           ("head", "P17", "country")),
     frame("org-national", "{NAME:head} , the|a|an {NORP:country} +3 " + ORG_NOUNS + " ,|.|;|which|that|said|has|is",
@@ -75,6 +79,7 @@ ORG_FRAMES: tuple[Frame, ...] = (
           ("head", "P159", "place")),
     # -- what it is: "the insurer Brightwater Mutual", "the Japanese conglomerate Hoshida Holdings"
     frame("class-before-org", "the|a|an|by|from|, [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
+    frame("class-before-org-first", "^ [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
     # -- who owns it: "Its largest shareholder is the investment firm Fjellstad Kapital"
     frame("largest-shareholder", "{OWNER:head} [ 's|’s ] largest|biggest|main|majority|principal|controlling|major "
           "shareholder|owner|investor be|is|remains [ now|still ] " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),
@@ -91,11 +96,11 @@ ORG_FRAMES: tuple[Frame, ...] = (
 FACILITIES = frozenset({"gallery", "museum", "hospital", "hospice", "school", "university", "college", "library",
                         "theatre", "theater", "hall", "centre", "center", "stadium", "court", "church", "cathedral",
                         "hotel", "airport", "station", "prison", "observatory", "institute", "studio", "studios",
-                        "arena", "zoo", "academy", "auditorium"})
+                        "arena", "zoo", "academy", "auditorium", "lodge", "manor"})
 HEAD_LAST_WORDS = {"facility-in": FACILITIES, "facility-in-first": FACILITIES}
 # Frames whose shape says the head is an organisation ("the German engineering group X"):
 # their facts stand even where the head's name looks like a person's ("Rheinwerk Antriebe").
 # So do the costs of named things ("the £6.5 million Eastwick Hub") and the years of quoted titles
 # ("Salt Meadows" (1987), in ``news_frames``): no person is either.
-NAMED_ORGANISATIONS = frozenset({"national-org", "national-org-first", "org-national", "placed-org", "org-placed", "cost-before-name",
+NAMED_ORGANISATIONS = frozenset({"national-org", "national-org-first", "country-org-first", "org-national", "placed-org", "org-placed", "cost-before-name",
                                  "work-year"})

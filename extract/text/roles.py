@@ -87,7 +87,7 @@ def _head_at(doc: Doc, i: int, end: int) -> int:
     """The end of the longest position noun starting at token ``i`` (before ``end``), or ``i``."""
     heads = role_heads()
     for n in range(min(4, end - i), 0, -1):
-        if tuple(t.lower_ for t in doc[i:i + n]) in heads:
+        if tuple(t.lower_.rstrip(".") or t.lower_ for t in doc[i:i + n]) in heads:  # "Sen." as "sen"
             return i + n
     return i
 
@@ -172,9 +172,10 @@ NOT_AGENTS = frozenset({"former", "latter", "further", "other", "another", "whet
                         "center", "centre", "corner", "border", "harbour", "harbor", "quarter", "number", "letter"})
 
 
-def _agent_noun(word: str) -> bool:
+def agent_noun(word: str) -> bool:
     """"campaigner", "developer", "operator", "violinist": a doer's noun of the lemma table."""
-    return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and word not in NOT_AGENTS \
+    return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and not word.endswith(("list", "sist")) \
+        and word not in NOT_AGENTS \
         and word in english_words()
 
 
@@ -185,7 +186,7 @@ def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
     first = doc[ent.start]
     opens = ent.start == 0 or first.is_sent_start or doc[ent.start - 1].is_space
     rest = doc[ent.start + 1:ent.end]
-    if not opens or not (first.lower_ in _occupation_words() or _agent_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
+    if not opens or not (first.lower_ in _occupation_words() or agent_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

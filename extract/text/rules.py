@@ -27,13 +27,14 @@ from extract.text.frame_checks import (ENTITY_REF as _ENTITY_REF, after_article,
                                        after_rank, head_ends, in_name_list, owned_role)
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
-from extract.text.member_frames import MEMBER_FRAMES, team_sheet
+from extract.text.member_frames import MEMBER_FRAMES, description_facts, team_sheet
 from extract.text.news_frames import NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
 from extract.text.lexicons import cities, english_words
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
-from extract.text.roles import role_category, word_set
+from extract.text.name_kinds import person_shaped
+from extract.text.roles import agent_noun, role_category, word_set
 from extract.text.signature import signature_parts, tail_types
 from extract.text.units import Triple
 
@@ -128,6 +129,8 @@ class RulesExtractor:
                                                                    named=frame.name in NAMED_ORGANISATIONS):
                                 here.append(triple)
             here += _event_years(sentence, passage)
+            here += [Triple(display_name(h), rel, display_name(t), passage, self.name, "person", kind, sentence.text)
+                     for h, rel, t, kind in description_facts(sentence, mentions)]
             sheet, team = team_sheet(sentence, mentions, team)
             sheets += [Triple(display_name(p), "P54", display_name(team), passage, self.name, "person", "organization",
                               sentence.text) for p in sheet]  # a team sheet says it is a team: no sport needed
@@ -191,7 +194,7 @@ class RulesExtractor:
             org = (org[0], "ORG")  # "a specialist at the Rijksbureau": what one works at is an organisation
         subject, lead = context[1], context[0].lead
         if relation == "@role" and "org" not in groups and role is not None and role_category(role[0]) in TOP_ROLES \
-                | {"head"} and (role_category(role[0]) != "head" or role[0].lower().startswith("managing")) \
+                | {"head", "founder"} and (role_category(role[0]) != "head" or role[0].lower().startswith("managing")) \
                 and not owned_role(doc, groups.get("role")):
             if lead is not None:
                 org = (lead, "NAME")  # a firm's story: "Chief executive X said", of the organisation it opens on
@@ -292,6 +295,10 @@ def _matches(frame, line: str):
         pos = match.start() + 1
 
 
+# Nouns for several people: "Dale and Renee Kubiak, a retired couple" is no couple's instance.
+PEOPLE_GROUPS = frozenset({"couple", "pair", "duo", "trio", "family", "siblings", "twins", "brothers", "sisters"})
+
+
 def _event_years(sentence: Span, passage: str) -> list[Triple]:
     """"the 1964 Summer Olympics" took place in 1964 (P585)."""
     out = []
@@ -339,7 +346,10 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
                 fact("P106", occupation, "occupation")
         else:
             for cls in phrase.classes:
-                if not person_noun(cls.split()[-1].lower(), class_words()):
+                last = cls.split()[-1].lower()
+                if person_shaped(base.head) and agent_noun(last):
+                    fact("P106", cls, "occupation")  # "Auguste Delmas, a Bordeaux cooper": a person's trade
+                elif not person_noun(last, class_words()) and not (person_shaped(base.head) and last in PEOPLE_GROUPS):
                     fact("P31", cls, "class")
             fact("P495" if phrase.work or phrase.group else "P17", country, "place")
             if phrase.work:
@@ -355,7 +365,7 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
     out += [Triple(t.tail, "P641", sport_of[t.head], t.passage, t.extractor, "organization", "sport", t.evidence)
             for t in found if t.relation == "P54" and t.head in sport_of]
     # ... and so does one who plays for a name that says it is a team ("Kingsford Rovers")
-    sporty = set(sport_of) | {t.head for t in found if t.relation == "P54"
+    sporty = set(sport_of) | {t.head for t in found if t.relation == "P413"} | {t.head for t in found if t.relation == "P54"
                               and {w.lower() for w in t.tail.split()} & word_set("team_words")}
     triples: dict[tuple, Triple] = {}
     for t in out:

@@ -47,6 +47,8 @@ def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[s
         if token.is_space:
             continue
         lower = token.lower_
+        if mentions is not None and token.i in mentions.described:
+            continue  # "The 47-year-old former Motherwell midfielder": only its noun stands, for the person
         if token.i in speech:
             if parts and parts[-1] == "QUOTE|quote":
                 continue
