@@ -32,7 +32,7 @@ from bench_extract import wilson   # the script beside this one (run from bench/
 from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
 
 NEWS = Path(__file__).resolve().parents[1] / "tests/extract/text/data/news"
-SETS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+SETS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 _ROW = re.compile(r"^\| (\d+) \| (P\d+) [^|]*\|.*\| ([yn?]?) \|$")
 
 
