@@ -37,7 +37,8 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.lexicons import english_words, lemma_table
-from extract.text.name_kinds import LOCATIVE, NAME_KINDS, evidence, person_shaped
+from extract.text.name_kinds import (LOCATIVE, NAME_KINDS, apposition, attached_role, before_role, definite,
+                                     evidence, named_after, person_description, person_shaped, role_words)
 from extract.text.roles import word_set
 
 PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
@@ -45,23 +46,6 @@ PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f"}
 HONORIFIC_GENDER = {"mr": "m", "sir": "m", "lord": "m", "ms": "f", "mrs": "f", "miss": "f", "dame": "f", "lady": "f"}
 # Nouns that may stand for any organisation named before; others must be the noun of its name.
 ANY_ORGANIZATION = frozenset({"company", "firm", "group", "business"})
-# Descriptions that never stand for the organisation most talked about: "the plant" of a firm's story is no firm.
-NOT_THE_SUBJECT = frozenset({"plant", "factory", "court", "government", "ministry", "department", "fund", "committee",
-                             "commission", "party", "union", "force", "developer", "maker", "manufacturer", "operator",
-                             "league", "council", "authority", "agency", "regulator", "federation", "association",
-                             "society", "network", "broadcaster", "publisher", "label", "studio", "mine", "port"})
-# Names whose noun says they are no company: "the company" never stands for a ministry or a university.
-NOT_COMPANIES = frozenset({"ministry", "department", "council", "government", "university", "college", "school",
-                           "hospital", "trust", "charity", "party", "union", "court", "police", "agency", "authority",
-                           "commission", "committee", "museum", "gallery", "library", "festival", "society",
-                           "association", "club", "team", "band", "institute", "foundation", "board", "league"})
-# Words a firm's name ends in that news drops after the first mention ("Nirvaan" for Nirvaan Systems);
-# not an institution's ("Oxford" is no short name for the Oxford Union).
-COMPANY_WORDS = frozenset({"systems", "holdings", "group", "airlines", "airways", "resources", "therapeutics",
-                           "technologies", "technology", "industries", "partners", "capital", "ventures", "securities",
-                           "foods", "motors", "energy", "mining", "logistics", "labs", "pharmaceuticals", "dynamics",
-                           "components", "inc", "inc.", "ltd", "plc", "llc", "ag", "gmbh", "sa", "nv", "bv", "co", "corp",
-                           "corporation", "company", "limited", "media", "software", "solutions", "networks", "bank"})
 WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
 THING_PRONOUNS = frozenset({"it", "its"})
 GROUP_PRONOUNS = frozenset({"they", "their"})
@@ -115,7 +99,7 @@ class Mentions:
                 honorific = self.doc[token.i - 1].lower_.rstrip(".") if token.i else ""
                 if honorific in HONORIFIC_GENDER:
                     self.gender[token.text] = HONORIFIC_GENDER[honorific]
-                role = _attached_role(self.doc, token.i)
+                role = attached_role(self.doc, token.i)
                 if role:
                     self.roles[token.text].add(role)
             elif token.ent_type_ in PLACE_LABELS:
@@ -149,7 +133,7 @@ class Mentions:
             after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in LOCATIVE
             starts = [o for o in orgs if _bare(o).split()[:len(words)] == _bare(token.text).split() and o != token.text]
             firm = len(starts) == 1 and self.kinds.get(token.text) not in ("person", "place") and all(
-                w.lower() in COMPANY_WORDS for w in starts[0].split()[len(words):])  # "joined Nirvaan": Nirvaan Systems
+                w.lower() in word_set("company_words") for w in starts[0].split()[len(words):])  # "joined Nirvaan": Nirvaan Systems
             if len(starts) == 1 and not after_preposition and (self.kinds.get(token.text) == "organization" or firm or len(
                     words) > 1 and self.kinds.get(token.text) != "person"):  # "Van Asselt", "St Aidan's" 
                 self.full[token.i] = starts[0]
@@ -169,7 +153,7 @@ class Mentions:
         history: list[tuple[int, int, str, str]] = []  # (sentence, token, full name, kind)
         for s, sentence in enumerate(self.doc.sents):
             first = _first_word(sentence)
-            described = _person_description(self.doc, sentence, first)  # "The 47-year-old former X midfielder"
+            described = person_description(self.doc, sentence, first)  # "The 47-year-old former X midfielder"
             if described is not None:
                 self.described.update(range(first, described))
                 self.descriptions[described] = first
@@ -199,12 +183,12 @@ class Mentions:
                     want = ("organization", "thing")
                 elif not token.ent_type_ and lower in GROUP_PRONOUNS and i == first:
                     want = ("group",)
-                elif (_definite(self.doc, i) or _before_role(self.doc, i)) and not token.ent_type_ and (
+                elif (definite(self.doc, i) or before_role(self.doc, i)) and not token.ent_type_ and (
                         lower in word_set("generic_orgs") or lower in word_set("generic_things")):
                     want, noun = ("description",), lower  # "the company", "library director X"
-                elif token.ent_type_ == "ROLE" and _definite(self.doc, i) and not _named_after(self.doc, i) \
-                        and not _apposition(self.doc, i):
-                    want, noun = ("role",), _role_words(token.text)
+                elif token.ent_type_ == "ROLE" and definite(self.doc, i) and not named_after(self.doc, i) \
+                        and not apposition(self.doc, i):
+                    want, noun = ("role",), role_words(token.text)
                 if want is None:
                     continue
                 found = self._antecedent(history, s, i, want, noun)
@@ -267,13 +251,13 @@ class Mentions:
                 return best[2], best[3]
             if noun in ANY_ORGANIZATION:  # "the company": the organisation most talked about lately
                 recent = [h for h in history if (h[0] >= s - LOOK_BACK or h[2] == self.lead) and h[1] < i
-                          and h[3] == "organization" and _name_noun(h[2]) not in NOT_COMPANIES]
+                          and h[3] == "organization" and _name_noun(h[2]) not in word_set("not_companies")]
                 counts = collections.Counter(h[2] for h in history if h[3] == "organization")
                 counts[self.lead] += 1  # ties go to the organisation the story opens on
                 if recent:
                     best = max(recent, key=lambda h: (counts[h[2]], h[1]))
                     return best[2], best[3]
-            if noun in word_set("generic_orgs") - NOT_THE_SUBJECT:  # "the band", "the board": the organisation
+            if noun in word_set("generic_orgs") - word_set("not_the_subject"):  # "the band", "the board": the organisation
                 orgs = [h for h in history if h[1] < i and h[3] == "organization" and not (  # most talked about
                     _name_noun(h[2]) in word_set("generic_orgs") and _name_noun(h[2]) != noun)]  # not "X Studio" for "the band"
                 counts = collections.Counter(h[2] for h in orgs)
@@ -374,78 +358,3 @@ def _obituary_subject(doc: Doc, subject: Span | None) -> str | None:
         return None
     opening = [t for s in list(doc.sents)[:3] for t in s]
     return subject.text if any(t.lower_ in ("dies", "died", "dead") for t in opening) else None
-
-
-def _definite(doc: Doc, i: int) -> bool:
-    """"the company", "the club's": a noun right after "the" ("X, currently the housing minister": a
-    predicate, no reference; "the prize committee": a noun of another noun)."""
-    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS
-                                                     and doc[i + 1].lower_ not in word_set("generic_orgs")) \
-        and not (i > 1 and doc[i - 2].lower_ in ("currently", "now", "formerly", "previously"))
-
-
-def _before_role(doc: Doc, i: int) -> bool:
-    """"according to library director Gwen Alvarado": an organisation's noun just before a position
-    and a name names the organisation the position is at."""
-    return i + 2 < len(doc) and doc[i].is_lower and doc[i + 1].ent_type_ == "ROLE" and doc[i + 2].ent_type_ in NAME_KINDS
-
-
-# Nouns a description of a person may end in, besides positions and occupations.
-PERSON_DESCRIPTION_NOUNS = frozenset({"player", "native", "youngster", "teenager", "veteran", "newcomer", "rookie",
-                                      "international", "man", "woman", "star", "forward", "defender", "old"})
-DESCRIPTION_WORDS = frozenset({"-", "year", "years", "old", "former", "veteran", "young", "experienced", "retired",
-                               "new", "current", "first-time", "then"})
-
-
-def _person_description(doc: Doc, sentence: Span, first: int) -> int | None:
-    """"The 47-year-old former Motherwell midfielder was dismissed", "The Japanese player was born
-    in Osaka": a sentence that opens on a description of a person, with an age, a nationality,
-    a status or a team before its noun, refers to the person the text is about. Returns the
-    noun's index (the reference), or None."""
-    if doc[first].lower_ != "the":
-        return None
-    described = False
-    for j in range(first + 1, min(first + 9, sentence.end - 1)):
-        token, nxt = doc[j], doc[j + 1]
-        noun = token.ent_type_ in ("OCCUPATION", "ROLE") or token.lower_ in PERSON_DESCRIPTION_NOUNS
-        if noun and described and nxt.is_lower and nxt.is_alpha and not nxt.ent_type_ \
-                and nxt.lower_ not in DESCRIPTION_WORDS | {"of", "and", "at", "for", "in"}:
-            return j
-        if token.ent_type_ in ("QUANTITY", "NORP", "COUNTRY") or token.ent_type_ in NAME_KINDS \
-                or token.lower_ in DESCRIPTION_WORDS:
-            described = True
-            continue
-        return None
-    return None
-
-
-def _apposition(doc: Doc, i: int) -> bool:
-    """"Oyelowo, the chief technology officer, will stay": the position describes the name before it."""
-    return i > 2 and doc[i - 2].text == "," and doc[i - 3].ent_type_ in NAME_KINDS
-
-
-def _named_after(doc: Doc, i: int) -> bool:
-    """"the transport minister, Helen Marchetti": a name follows the position, so it is not a reference."""
-    j = i + 1
-    if j < len(doc) and doc[j].text == ",":
-        j += 1
-    return j < len(doc) and doc[j].ent_type_ in NAME_KINDS or j < len(doc) and doc[j].lower_ in ("of", "at", "for")
-
-
-def _role_words(role: str) -> str:
-    """"Transport Minister" -> "transport minister": compared by its last words."""
-    return " ".join(role.lower().replace("-", " ").split())
-
-
-def _attached_role(doc: Doc, i: int) -> str | None:
-    """The position a person's mention is introduced with: "Prime Minister X", "X, the minister"."""
-    if i > 0 and doc[i - 1].ent_type_ == "ROLE":
-        return _role_words(doc[i - 1].text)
-    if i > 1 and doc[i - 1].text == "," and doc[i - 2].ent_type_ == "ROLE":
-        return _role_words(doc[i - 2].text)
-    for j in range(i + 1, min(i + 6, len(doc))):
-        if doc[j].ent_type_ == "ROLE" and doc[i + 1].text == ",":
-            return _role_words(doc[j].text)
-        if doc[j].text in (",", ".", ";") and j > i + 1 or doc[j].ent_type_ in NAME_KINDS:
-            break
-    return None

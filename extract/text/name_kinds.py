@@ -6,6 +6,12 @@ word in it ("Bank", "Rovers"), a firm's noun before it ("the insurer X"), "X was
 "X, a Lisbon-based start-up" vote for an organisation; a place word ("Lane", "River X"), a
 city's name (``lexicons.cities``) or a locative preposition for a place; a prize's name
 ("the Lindqvist Prize") for a thing, which is no person whatever its first word.
+
+Also what one mention is, read off the words around it: a definite description ("the
+company", "library director X"), a position in apposition or named after ("X, the chief
+technology officer,", "the transport minister, Helen Marchetti"), the position a person is
+introduced with, and a sentence that opens on a description of a person ("The 47-year-old
+former Motherwell midfielder was dismissed").
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import collections
 import functools
 import re
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from extract.text.lexicons import cities, english_words
 from extract.text.org_frames import ORG_NOUNS
@@ -112,3 +118,78 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
         votes["person"] += 1
     return votes
+
+
+# Nouns a description of a person may end in, besides positions and occupations.
+PERSON_DESCRIPTION_NOUNS = frozenset({"player", "native", "youngster", "teenager", "veteran", "newcomer", "rookie",
+                                      "international", "man", "woman", "star", "forward", "defender", "old"})
+DESCRIPTION_WORDS = frozenset({"-", "year", "years", "old", "former", "veteran", "young", "experienced", "retired",
+                               "new", "current", "first-time", "then"})
+
+
+def person_description(doc: Doc, sentence: Span, first: int) -> int | None:
+    """"The 47-year-old former Motherwell midfielder was dismissed", "The Japanese player was born
+    in Osaka": a sentence that opens on a description of a person, with an age, a nationality,
+    a status or a team before its noun, refers to the person the text is about. Returns the
+    noun's index (the reference), or None."""
+    if doc[first].lower_ != "the":
+        return None
+    described = False
+    for j in range(first + 1, min(first + 9, sentence.end - 1)):
+        token, nxt = doc[j], doc[j + 1]
+        noun = token.ent_type_ in ("OCCUPATION", "ROLE") or token.lower_ in PERSON_DESCRIPTION_NOUNS
+        if noun and described and nxt.is_lower and nxt.is_alpha and not nxt.ent_type_ \
+                and nxt.lower_ not in DESCRIPTION_WORDS | {"of", "and", "at", "for", "in"}:
+            return j
+        if token.ent_type_ in ("QUANTITY", "NORP", "COUNTRY") or token.ent_type_ in NAME_KINDS \
+                or token.lower_ in DESCRIPTION_WORDS:
+            described = True
+            continue
+        return None
+    return None
+
+
+def definite(doc: Doc, i: int) -> bool:
+    """"the company", "the club's": a noun right after "the" ("X, currently the housing minister": a
+    predicate, no reference; "the prize committee": a noun of another noun)."""
+    return i > 0 and doc[i - 1].lower_ == "the" and (i + 1 >= len(doc) or doc[i + 1].ent_type_ not in NAME_KINDS
+                                                     and doc[i + 1].lower_ not in word_set("generic_orgs")) \
+        and not (i > 1 and doc[i - 2].lower_ in ("currently", "now", "formerly", "previously"))
+
+
+def before_role(doc: Doc, i: int) -> bool:
+    """"according to library director Gwen Alvarado": an organisation's noun just before a position
+    and a name names the organisation the position is at."""
+    return i + 2 < len(doc) and doc[i].is_lower and doc[i + 1].ent_type_ == "ROLE" and doc[i + 2].ent_type_ in NAME_KINDS
+
+
+def apposition(doc: Doc, i: int) -> bool:
+    """"Oyelowo, the chief technology officer, will stay": the position describes the name before it."""
+    return i > 2 and doc[i - 2].text == "," and doc[i - 3].ent_type_ in NAME_KINDS
+
+
+def named_after(doc: Doc, i: int) -> bool:
+    """"the transport minister, Helen Marchetti": a name follows the position, so it is not a reference."""
+    j = i + 1
+    if j < len(doc) and doc[j].text == ",":
+        j += 1
+    return j < len(doc) and doc[j].ent_type_ in NAME_KINDS or j < len(doc) and doc[j].lower_ in ("of", "at", "for")
+
+
+def role_words(role: str) -> str:
+    """"Transport Minister" -> "transport minister": compared by its last words."""
+    return " ".join(role.lower().replace("-", " ").split())
+
+
+def attached_role(doc: Doc, i: int) -> str | None:
+    """The position a person's mention is introduced with: "Prime Minister X", "X, the minister"."""
+    if i > 0 and doc[i - 1].ent_type_ == "ROLE":
+        return role_words(doc[i - 1].text)
+    if i > 1 and doc[i - 1].text == "," and doc[i - 2].ent_type_ == "ROLE":
+        return role_words(doc[i - 2].text)
+    for j in range(i + 1, min(i + 6, len(doc))):
+        if doc[j].ent_type_ == "ROLE" and doc[i + 1].text == ",":
+            return role_words(doc[j].text)
+        if doc[j].text in (",", ".", ";") and j > i + 1 or doc[j].ent_type_ in NAME_KINDS:
+            break
+    return None
