@@ -46,7 +46,7 @@ LOCATIVE = frozenset({"P131", "P706"})
 PLACE_FACTS = frozenset({"P131", "P17", "P30", "P206", "P706", "P4552", "P361", "P159"})
 # Frames whose head is a name standing free, not the object of a preposition.
 ADJECTIVE_ORGS = frozenset({"org-occupation-name"})  # not "the Venetian painter X" (``_after_article``)
-FREE_HEADS = frozenset({"apposition-occupation", "apposition-class"})  # not "In Norland, the opposition ..."
+FREE_HEADS = frozenset({"apposition-occupation", "apposition-class", "operated-by"})  # not "In Norland, the opposition ..."
 # Locative ones only: "at Drexel University, a poet" is not about the university, but
 # "went to Ravi Menon, an Indian physicist" is about Menon.
 # A P54 tail that is a league, not a team: "Algerian Ligue 2".
