@@ -6,8 +6,9 @@
 
 The corpus is ``tests/extract/text/data/news/`` (its README says how each set was written and
 when it was read): ``dev`` and ``heldout`` to ``heldout3``, written by the rules' author and all
-read by now; ``heldout4`` and ``heldout5``, written by someone who had not read the rules, each
-measured once before it was read (the fifth round). A new round needs a new unread set. Each set is built the way ``audit build --forget FILE`` builds it
+read by now; ``heldout4`` to ``heldout6``, written by someone who had not read the rules, each
+measured once before it was read (the fifth and sixth rounds). A new round needs a new unread
+set. Each set is built the way ``audit build --forget FILE`` builds it
 (``extract.text.graph``: passages, the rules extractor, short-mention resolution, names
 normalized, relations canonicalized, one fact per (head, relation, tail)), and the bench
 reports the graph's facts per article, the facts per relation, and the speed.
