@@ -61,7 +61,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
 
     prev, nxt, nxt2, nxt3 = at(i - 1), at(i + 1), at(i + 2), at(i + 3)
     org_words = lowers & word_set("org_words")
-    if org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
+    if len(words) == 1 and words[0].lower() in word_set("currency_codes"):
+        votes["thing"] += 6  # "CHF 25,000", "NOK 2.3 billion": a currency, no organisation's acronym
+    elif org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
         votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word

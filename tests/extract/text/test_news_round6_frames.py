@@ -126,3 +126,12 @@ def test_person_shaped_heads_take_a_trade(extractor):
         extractor, "The case was brought by Dale and Renee Kubek, a retired couple."))
     # a thing whose name ends in an English word keeps its class
     assert ("P31", "Todd Glacier", "glacier") in facts(extractor, "Todd Glacier is a glacier in Antarctica.")
+
+
+def test_currency_codes_are_no_organisations(extractor):
+    """Found on heldout6 after its measurement: "the company" went to "CHF"."""
+    text = ("Maison Verlaine sold for CHF 640 million\n\nThe watchmaker Maison Verlaine, whose watches sell for "
+            "CHF 25,000, employs 480 people. The company was founded in 1846 by Jules Verlaine.")
+    got = facts(extractor, text)
+    assert ("P112", "Maison Verlaine", "Jules Verlaine") in got
+    assert not any("CHF" in (h, t) for _, h, t in got)
