@@ -311,7 +311,7 @@ def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
     if triple.relation == "P159" and mentions.kind(triple.tail) in ("person", "organization"):
         return False  # "the Hallam Capital fund X": a firm's name before a noun is no place
     if triple.relation in ("P1128", "P2139", "P2196", "P749", "P159", "P127", "P118"):
-        return kind not in ("person", "place")
+        return kind not in ("person", "place", "thing")  # "thing": a prize, a currency ("CHF 25,000, employs")
     if triple.relation in KIN:
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "place")
     if triple.relation == "P551":
