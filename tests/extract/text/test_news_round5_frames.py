@@ -10,15 +10,12 @@ frame has a sentence it must read and one it must not.
 
 from __future__ import annotations
 
-from frame_reading import extractor, sentence_facts as facts  # noqa: F401  (extractor: a fixture)
+from frame_reading import extractor, sentence_facts as facts, sentence_relations as relations  # noqa: F401
 from extract.text.coref import Mentions
 from extract.text.normalize import resolve_short_mentions
 from extract.text.rules import RulesExtractor, document_subject
 from extract.text.units import Triple
 
-
-def relations(extractor: RulesExtractor, text: str) -> set[str]:
-    return {relation for relation, _, _ in facts(extractor, text)}
 
 
 def kinds(extractor: RulesExtractor, text: str) -> dict[str, str]:

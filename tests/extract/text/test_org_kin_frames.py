@@ -8,14 +8,10 @@ sentence it must read and one it must not.
 
 from __future__ import annotations
 
-from frame_reading import extractor, sentence_facts as facts  # noqa: F401  (extractor: a fixture)
-from extract.text.rules import RulesExtractor
+from frame_reading import extractor, sentence_facts as facts, sentence_relations as relations  # noqa: F401
 
 
 
-
-def relations(extractor: RulesExtractor, text: str) -> set[str]:
-    return {relation for relation, _, _ in facts(extractor, text)}
 
 
 # -- organisations -------------------------------------------------------------------------
