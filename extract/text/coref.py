@@ -13,15 +13,24 @@ entity is one token) and decides:
   says what each mention votes for).
 - the **full name** each short mention stands for: a surname the last word(s) of exactly one
   person named in the document; a one-word name the first word of exactly one organisation
-  ("Harbourline" -> "Harbourline Group"), unless it is used as a place.
+  ("Harbourline" -> "Harbourline Group"), unless it is used as a place; the first words of a
+  firm's or a building's name before a word news drops ("Van Asselt" -> "Van Asselt Groep NV",
+  "St Aidan's" -> "St Aidan's Hospice"); a club's last word ("Harriers" -> "Harlow Harriers").
+- the **organisation the story opens on** (``lead``): the first named in its first three
+  sentences; "Chief executive X said" with no organisation is its.
 - what a **pronoun** or a **definite description** refers to: "he", "she", "his", "her" -> a
   person: the nearest one before it in its sentence, else the first person of the nearest
   earlier sentence that names one (the subject, usually); "it", "its" -> an organisation or
-  thing alike; "they" -> a team, band or group; "the company", "the bank" -> the nearest
-  organisation whose name ends with that noun, else the nearest organisation; "the
-  minister" -> the nearest person introduced with that position. Nothing more than three
-  sentences back counts; where nothing fits, a sentence-initial mention falls back to the
-  document's subject (how encyclopedia abstracts use them), and otherwise stays unresolved.
+  thing alike; "they" -> a team, band or group; "the company", "the bank" -> the organisation
+  whose name ends with that noun ("the airline" -> Skyward Airlines), else for "the
+  company" the organisation most talked about lately (a tie goes to the lead; never a
+  ministry or a university), and for "the band", "the board" the organisation most talked
+  about; "the minister" -> the nearest person introduced with that position; a sentence that
+  opens on a description of a person ("The 47-year-old former Motherwell midfielder", see
+  ``name_kinds.person_description``) -> the person introduced with that position, else the
+  person named last. Nothing more than three sentences back counts; where nothing fits, a
+  sentence-initial mention falls back to the document's subject (how encyclopedia abstracts
+  use them), and otherwise stays unresolved.
 - which tokens are **quoted speech**: facts are never read from inside quotation marks.
 
 Where a trained pipeline with a coreference component has run and left clusters in
@@ -36,9 +45,10 @@ import re
 
 from spacy.tokens import Doc, Span
 
-from extract.text.lexicons import english_words, lemma_table
+from extract.text.lexicons import cities, english_words, lemma_table
 from extract.text.name_kinds import (LOCATIVE, NAME_KINDS, apposition, attached_role, before_role, definite,
                                      evidence, named_after, person_description, person_shaped, role_words)
+from extract.text.org_frames import FACILITIES
 from extract.text.roles import word_set
 
 PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
@@ -46,6 +56,11 @@ PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f"}
 HONORIFIC_GENDER = {"mr": "m", "sir": "m", "lord": "m", "ms": "f", "mrs": "f", "miss": "f", "dame": "f", "lady": "f"}
 # Nouns that may stand for any organisation named before; others must be the noun of its name.
 ANY_ORGANIZATION = frozenset({"company", "firm", "group", "business"})
+# Nouns that, where no name ends in them, stand for the organisation a story talks about most:
+# "the band" in a band's story, "the board" in a health board's. Not "the theatre" in a firm's story.
+STANDS_FOR_THE_STORY = frozenset({"band", "club", "team", "side", "board", "trust", "charity", "startup", "start-up",
+                                  "airline", "carrier", "bank", "insurer", "retailer", "lender", "chain", "brewer",
+                                  "broadcaster", "publisher", "label", "utility", "consultancy", "housebuilder"})
 WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
 THING_PRONOUNS = frozenset({"it", "its"})
 GROUP_PRONOUNS = frozenset({"they", "their"})
@@ -75,7 +90,9 @@ class Mentions:
         self.resolved: dict[int, tuple[str, str]] = {}  # pronoun / description token -> (name, label)
         self.roles: dict[str, set[str]] = collections.defaultdict(set)  # person -> positions introduced with
         self.gender: dict[str, str] = {}           # from an honorific: "m" or "f"
-        self.scores: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+        self.scores: dict[str, collections.Counter] = {}
+        self.lead: str | None = None               # the organisation the story opens on (``_lead_organization``)
+        self.story_placed: set[str] = set()        # persons put at ``lead`` only because the story opens on it
         self._type_names()
         self._full_names()
         self._resolve(subject)
@@ -132,11 +149,12 @@ class Mentions:
                 continue
             after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in LOCATIVE
             starts = [o for o in orgs if _bare(o).split()[:len(words)] == _bare(token.text).split() and o != token.text]
-            firm = len(starts) == 1 and self.kinds.get(token.text) not in ("person", "place") and all(
-                w.lower() in word_set("company_words") for w in starts[0].split()[len(words):])  # "joined Nirvaan": Nirvaan Systems
-            if len(starts) == 1 and not after_preposition and (self.kinds.get(token.text) == "organization" or firm or len(
-                    words) > 1 and self.kinds.get(token.text) != "person"):  # "Van Asselt", "St Aidan's" 
-                self.full[token.i] = starts[0]
+            own_kind = self.kinds.get(token.text)
+            if len(starts) == 1 and not after_preposition and (
+                    len(words) == 1 and own_kind == "organization"  # "Meridian" for Meridian Mobile
+                    or own_kind not in ("person", "place") and token.text not in cities()
+                    and _firm_suffix(starts[0], len(words))):  # "Van Asselt", "St Aidan's", "joined Nirvaan"
+                self.full[token.i] = starts[0]  # not "New York" for the New York Times
                 continue
             ends = [o for o in unplaced if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
             if len(ends) == 1 and not after_preposition and self.kinds.get(token.text) in (None, "organization") \
@@ -163,9 +181,11 @@ class Mentions:
                     continue
                 lower = token.lower_
                 if i == described:  # the person named last ("... a corner from Luis Pereira. The Portuguese winger")
+                    found = self._antecedent(history, s, i, ("role",), role_words(token.text)) \
+                        if token.ent_type_ == "ROLE" else None  # "The French president": the president
                     recent = [h for h in history if h[0] >= s - LOOK_BACK and (
                         h[3] == "person" or not h[3] and person_shaped(h[2]))]
-                    found = (recent[-1][2], "person") if recent else None
+                    found = found or ((recent[-1][2], "person") if recent else None)
                     if found is None and subject is not None and self.kinds.get(subject.text, "") in ("person", ""):
                         found = (subject.text, "person")
                     if found is not None:
@@ -213,10 +233,11 @@ class Mentions:
         for sentence in list(self.doc.sents)[:3]:
             for token in sentence:
                 if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not (
-                        " " not in token.text and token.lower_ in english_words()):
+                        token.i == _first_word(sentence) and " " not in token.text and token.lower_ in english_words()):
                     name = self.name(token.i)
                     if (self.kinds.get(name) or self.kinds.get(token.text)) == "organization" \
-                            and max(self.scores[name]["organization"], self.scores[token.text]["organization"]) >= 2:
+                            and max(self.scores.get(name, {}).get("organization", 0),
+                                    self.scores.get(token.text, {}).get("organization", 0)) >= 2:
                         return name
         return None
 
@@ -234,8 +255,8 @@ class Mentions:
                 return kind == "person" and any(r == noun or r.endswith(" " + noun) for r in self.roles.get(name, ()))
             if want == ("person",) and gender and self.gender.get(name) not in (None, gender):
                 return False
-            if noun is not None:
-                return kind != "person" and noun == _name_noun(name)
+            if noun is not None:  # "the airline": Skyward Airlines
+                return kind != "person" and _name_noun(name) in (noun, noun + "s")
             return kind in want or "thing" in want and kind == ""
 
         same = [h for h in history if h[0] == s and h[1] < i and fits(h[2], h[3])]
@@ -257,12 +278,12 @@ class Mentions:
                 if recent:
                     best = max(recent, key=lambda h: (counts[h[2]], h[1]))
                     return best[2], best[3]
-            if noun in word_set("generic_orgs") - word_set("not_the_subject"):  # "the band", "the board": the organisation
-                orgs = [h for h in history if h[1] < i and h[3] == "organization" and not (  # most talked about
-                    _name_noun(h[2]) in word_set("generic_orgs") and _name_noun(h[2]) != noun)]  # not "X Studio" for "the band"
+            if noun in STANDS_FOR_THE_STORY and not before_role(self.doc, i):  # "the band", "the board": the
+                orgs = [h for h in history if h[1] < i and h[3] == "organization" and not (  # organisation most
+                    _name_noun(h[2]) in word_set("generic_orgs") and _name_noun(h[2]) != noun)]  # talked about
                 counts = collections.Counter(h[2] for h in orgs)
-                counts[self.lead] += 1  # ties go to the organisation the story opens on
-                if orgs and counts.most_common(1)[0][1] >= 2:
+                if orgs and (counts.most_common(1)[0][1] >= 2 or self.lead in counts):
+                    counts[self.lead] += 1  # ties go to the organisation the story opens on
                     best = max(orgs, key=lambda h: (counts[h[2]], h[1]))
                     return best[2], best[3]
             if noun in WORK_NOUNS:  # "the film": the latest title
@@ -310,6 +331,12 @@ def object_use(doc: Doc, i: int) -> bool:
     nxt = doc[i + 1] if i + 1 < len(doc) else None
     return nxt is None or nxt.is_punct or nxt.lower_ in ("and", "to", "that", "for", "in", "with", "at", "on", "by",
                                                          "from", "as", "about", "into", "after", "before")
+
+
+def _firm_suffix(name: str, n: int) -> bool:
+    """"Nirvaan Systems", "St Aidan's Hospice" after their first words: a firm's or a building's word
+    that news drops ("Systems", "Hospice"); not "Times" ("New York" is no short "New York Times")."""
+    return all(w.lower() in word_set("company_words") | FACILITIES for w in name.split()[n:])
 
 
 def _bare(name: str) -> str:

@@ -14,6 +14,7 @@ from spacy.tokens import Doc
 
 from extract.text.class_phrase import class_words
 from extract.text.frames import NAMES
+from extract.text.lexicons import english_words
 from extract.text.roles import word_set
 from extract.text.signature import POSSESSIVES
 
@@ -32,11 +33,28 @@ def after_at(doc: Doc, ref: str | None) -> bool:
     return k >= 0 and doc[k].lower_ == "at"
 
 
-def after_article(doc: Doc, ref: str) -> bool:
+def after_article(doc: Doc, ref: str | None) -> bool:
     """"the Venetian painter X", "the Nashville producer X": a name after an article, before an
     occupation, describes it; "Bayhawks coach X" names where the coach works."""
-    i = int(ENTITY_REF.match(ref).group(2))
+    m = ENTITY_REF.match(ref) if ref else None
+    i = int(m.group(2)) if m else 0
     return i > 0 and doc[i - 1].lower_ in ("the", "a", "an")
+
+
+def opening_common_word(doc: Doc, ref: str | None, full_name: str) -> bool:
+    """"Township trustee X", "Local councillor X": one capitalised English word opening a sentence
+    is no name of an organisation, unless the document names it so elsewhere ("Meridian" for
+    Meridian Mobile, "Athletic" for a team; "Apple chief executive X" inside a sentence is one)."""
+    m = ENTITY_REF.match(ref) if ref else None
+    if m is None:
+        return False
+    token = doc[int(m.group(2))]
+    opens = token.is_sent_start or token.i > 0 and doc[token.i - 1].is_space
+    if not opens or " " in token.text or token.lower_ not in english_words() or full_name != token.text \
+            or token.lower_ in word_set("team_words") | word_set("org_words"):
+        return False
+    return not any(t.text == token.text and not (t.is_sent_start or t.i > 0 and doc[t.i - 1].is_space)
+                   for t in doc if t.i != token.i)
 
 
 def owned_role(doc: Doc, ref: str | None) -> bool:
@@ -51,6 +69,7 @@ def owned_role(doc: Doc, ref: str | None) -> bool:
 
 
 def after_preposition(doc: Doc, ref: str) -> bool:
+    """"In Norland, the opposition": a preposition just before the name."""
     m = ENTITY_REF.match(ref)
     i = int(m.group(2)) if m else 0
     return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
@@ -87,3 +106,15 @@ def in_name_list(doc: Doc, ref: str) -> bool:
             return False
         j += 2
     return False
+
+
+def placed_after(doc: Doc, ref: str | None) -> bool:
+    """"Managing director Ada Kerr of Velnor Bank": the person's organisation follows the name."""
+    m = ENTITY_REF.match(ref) if ref else None
+    if m is None:
+        return False
+    k = int(m.group(2)) + 1
+    if k < len(doc) and doc[k].text == ",":
+        k += 1
+    return k + 1 < len(doc) and doc[k].lower_ in ("of", "at") and (
+        doc[k + 1].ent_type_ in NAMES or doc[k + 1].lower_ == "the" and k + 2 < len(doc) and doc[k + 2].ent_type_ in NAMES)

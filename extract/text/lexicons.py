@@ -55,3 +55,9 @@ def lemma_table():
 def english_words() -> frozenset[str]:
     """The lemmas of spaCy's English lookup table: "bakery", "port", "green"."""
     return frozenset(lemma_table().values())
+
+
+@functools.lru_cache(maxsize=1)
+def tail_types() -> dict[str, str]:
+    """Last word of a place's name, lower-cased -> the relation "located in" it is: 'sea' -> P206."""
+    return {w: rel for rel, words in gazetteer()["tail_types"].items() if rel != "about" for w in words}

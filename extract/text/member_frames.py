@@ -1,4 +1,5 @@
-"""News frames about membership: a person's party and seat, a player's position, a team's league.
+"""News frames about membership: a person's party and seat, a player's position and teams, a
+team's league; and the facts of team sheets and of descriptions of people.
 
 Written in the pattern language of ``extract.text.frames``; ``rules`` runs them with the news
 frames. Their ``@`` facts are made here, by ``member_facts`` (called from
@@ -9,7 +10,14 @@ frames. Their ``@`` facts are made here, by ``member_facts`` (called from
 - ``@seat``: "X was elected MP for Wiltshire North", "Jo Reid, the member for Riverside":
   electoral district (``P768``), only for a position that has a seat (``seat_roles``);
 - ``@league``: "Premier League side Ashby Rovers": league (``P118``) of the team, only where
-  the league's name ends in a league word.
+  the league's name ends in a league word;
+- ``@of``: "Jane Grieve of Cardiff University", "Ana Kovač of Croatia": employer, team or
+  citizenship, by what the name after "of" is;
+- ``@employer``: "Lisa Marchetti of the Columbus firm Marchetti Rhoads": employer (``P108``).
+
+``team_sheet`` reads a match report's team sheet ("Hawks: Liam Rewiti; Sione Tapueluelu, ...")
+into players of the team (``P54``); ``description_facts`` what a description of a person
+("The Japanese player", "the former Motherwell midfielder") says of the person it refers to.
 
 A party inside a position ("Labour MP Rachel Osei", "the Conservative candidate X") is read by
 ``party_in_role``; a playing position ("Rovers goalkeeper Tom Halloran") by ``playing_position``.
@@ -151,7 +159,7 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
 
 
 SHEET_GO_ON = frozenset({"reserves", "replacements", "substitutes", "subs", "bench", "interchange"})
-SHEET_MARKS = frozenset({"(", ")", "c", "capt", "vc", "wk", "gk", "capt."})
+SHEET_MARKS = frozenset({"(", ")", "c", "capt", "vc", "wk", "gk"})
 
 
 def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[list[str], str | None]:
@@ -159,17 +167,18 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
     match report's team sheet names the players of a team (``P54``). A sentence is one when it
     opens on a team's name (or "Reserves", which goes on with the last team) and a colon, then
     lists four or more people, separated by commas or semicolons, each perhaps marked "(c)".
-    Returns the players' names and the team the next sentence may go on with."""
+    Returns the players' names and the team the next sentence may go on with (a "Reserves:"
+    list right after it); any other sentence ends the sheet."""
     tokens = [t for t in sentence if not t.is_space]
     if len(tokens) < 6 or tokens[1].text != ":":
-        return [], team
+        return [], None
     first = tokens[0]
     if first.lower_ in SHEET_GO_ON:
         owner = team
     elif first.ent_type_ in NAMES and mentions.kind(mentions.name(first.i)) != "person":
         owner = mentions.name(first.i)
     else:
-        return [], team
+        return [], None
     players, expect_name, skipping = [], True, False
     for t in tokens[2:]:
         if t.text in (",", ";") and (not expect_name or skipping):
@@ -182,9 +191,9 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
         elif expect_name and t.is_title and t.is_alpha:
             skipping = True  # "Will Pask": a first name the pipeline did not join; that player is left out
         else:
-            return [], team  # not a list of names
+            return [], None  # not a list of names
     if owner is None or len(players) < 4:
-        return [], team
+        return [], None
     return players, owner
 
 

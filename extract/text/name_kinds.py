@@ -22,7 +22,7 @@ import re
 
 from spacy.tokens import Doc, Span
 
-from extract.text.lexicons import cities, english_words
+from extract.text.lexicons import cities, tail_types
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import word_set
 
@@ -34,12 +34,22 @@ _PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z]
 
 
 def person_shaped(name: str) -> bool:
-    """"Auguste Delmas": two or three capitalised words, none of an organisation or a place, the
-    last no English word ("Todd Glacier", "Hill Street" are things)."""
+    """"Auguste Delmas", "John Smith": two or three capitalised words, none of an organisation or a
+    place, the last no word that names a kind of thing ("Todd Glacier", "Hill Street" are things)."""
     words = name.replace("-", " ").split()
     return 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) \
         and not {w.lower() for w in words} & (word_set("org_words") | word_set("place_words")) \
-        and words[-1].lower() not in english_words()
+        and words[-1].lower() not in thing_words()
+
+
+@functools.lru_cache(maxsize=1)
+def thing_words() -> frozenset[str]:
+    """Last words that say a name is a thing: a feature or body of water ("Glacier", "River"), a
+    kind of place ("County"), a building ("Gallery"): the gazetteer's typed name endings and
+    administrative classes, and the news lexicon's nouns for things and organisations."""
+    from extract.text.class_phrase import class_words  # class_phrase reads the pipeline's gazetteer; imported late
+    return frozenset(tail_types()) | frozenset(class_words()["unit_classes"]) | word_set("generic_things") \
+        | word_set("generic_orgs")
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,9 +77,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
         votes["organization"] += 3
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
         votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
-    if words and words[-1].lower() in word_set("place_words") and not org_words or token.text in cities() \
-            or len(words) > 1 and words[0] in PLACE_FIRST_WORDS:
-        votes["place"] += 3  # "Lyndhurst Road"; a city's name ("Manchester", "San Francisco")
+    if not org_words and (words and words[-1].lower() in word_set("place_words") or token.text in cities()
+                          or len(words) > 1 and words[0] in PLACE_FIRST_WORDS):
+        votes["place"] += 3  # "Lyndhurst Road", "River Sarno", a city's name; not "Mount Sinai Hospital"
     if prev is not None:
         if prev.lower_.rstrip(".") in word_set("honorifics"):
             votes["person"] += 6
@@ -132,8 +142,9 @@ DESCRIPTION_WORDS = frozenset({"-", "year", "years", "old", "former", "veteran",
 def person_description(doc: Doc, sentence: Span, first: int) -> int | None:
     """"The 47-year-old former Motherwell midfielder was dismissed", "The Japanese player was born
     in Osaka": a sentence that opens on a description of a person, with an age, a nationality,
-    a status or a team before its noun, refers to the person the text is about. Returns the
-    noun's index (the reference), or None."""
+    a status or a team before its noun. ``coref.Mentions`` gives it the person introduced with
+    that position, if any, else the person named last. Returns the noun's index (the
+    reference), or None."""
     if doc[first].lower_ != "the":
         return None
     described = False

@@ -29,9 +29,9 @@ from extract.text.name_kinds import org_nouns
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
 from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
-from extract.text.lexicons import cities, english_words
+from extract.text.lexicons import cities
 from extract.text.nlp import demonym_countries, gazetteer
-from extract.text.roles import role_category, word_set
+from extract.text.roles import NON_TRADES, role_category, word_set
 from extract.text.units import Triple
 
 STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|veteran|young|experienced|uncapped ]"
@@ -246,6 +246,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         words = role[0].lower().split()
         occupation = next((" ".join(words[k:]) for k in range(len(words)) if " ".join(words[k:]) in occupations()),
                           None) or (role[0].lower() if role[1] == "OCCUPATION" else None)  # by its ending: "specialist"
+        if occupation in NON_TRADES:
+            occupation = None  # "Teenager Lachlan Moore": a doer, no trade
         if occupation:
             played = occupation in word_set("playing_positions")  # "Hooker Tevita Lauina": a position on a team
             out.append(make(name, "P413" if played else "P106", occupation, "person", "position" if played else "occupation"))
@@ -255,8 +257,6 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     org_kind = mentions.kind(org[0]) if org is not None else ""
     if org is not None and not org_kind and {w.lower() for w in org[0].split()} & word_set("org_words"):
         org_kind = "organization"  # "Stanford University", "Kingsford Rovers": the name says what it is
-    if org is not None and " " not in org[0] and org[0].lower() in english_words():
-        org = None  # "Township trustee Gary Pruett", "Local councillor X": a capitalised common word
     if org is not None and org[1] == "NAME" and org[0].lower() in demonym_countries():
         org, org_kind = (demonym_countries()[org[0].lower()], "COUNTRY"), "place"  # "Latvian Prime Minister"
     if org is not None and (org_kind == "person" or not org_kind and org[1] == "NAME"):

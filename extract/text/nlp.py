@@ -80,6 +80,12 @@ EVENT_NOUNS = frozenset({"election", "elections", "by-election", "referendum", "
 YEAR_NAME_HEADS = frozenset({"War", "Act", "Treaty", "Revolution", "Crisis", "Battle", "Siege", "Uprising",
                              "Rebellion", "Constitution", "Agreement", "Convention", "Class"})
 MAX_NAME_TOKENS = 8
+# Words with an occupation's ending that name none: a contest's last few, visitors, views.
+NOT_OCCUPATIONS = ("finalist", "semifinalist", "quarterfinalist", "tourist", "loyalist", "nationalist", "separatist",
+                   "extremist", "terrorist", "centrist", "modernist", "socialist", "communist", "royalist", "optimist",
+                   "pessimist", "perfectionist", "motorist", "minimalist", "populist", "unionist", "federalist",
+                   "idealist", "realist", "rationalist", "capitalist", "colonialist", "imperialist", "globalist",
+                   "fundamentalist", "individualist", "traditionalist", "surrealist", "impressionist")
 # "Ndung'u", "Kau'i": an apostrophe inside a name, a lower-case letter after it (not "'s").
 _INNER_APOSTROPHE = re.compile(r"^[A-Z][a-z]+['’](?!s$)[a-z]+$")
 MAX_TITLE_TOKENS = 12
@@ -145,10 +151,11 @@ def ruler_patterns() -> list[dict]:
     for occupation in g["occupations"]:
         patterns += _phrase_patterns("OCCUPATION", occupation, "occupation")
     # Occupations the gazetteer lacks, by their ending: "microbiologist", "choreographer",
-    # "technician"; "-ist" only in words of eight letters or more and never "-list"/"-sist"
-    # ("checklist", "persist").
+    # "technician"; "-ist" only in words of eight letters or more, never "-list"/"-sist"
+    # ("checklist", "persist") and never one of ``NOT_OCCUPATIONS`` ("finalist", "tourist").
     patterns.append({"label": "OCCUPATION", "id": "occupation", "pattern": [
-        {"TEXT": {"REGEX": r"^[a-z]{3,}(?:ologist|ographer|ician)$|^[a-z]{4,}(?<!l|s|x)ist$|^[a-z]{3,}alist$"}}]})
+        {"TEXT": {"REGEX": r"^(?!(?:%s)$)(?:[a-z]{3,}(?:ologist|ographer|ician)|[a-z]{5,}(?<!l|s|x)ist|[a-z]{4,}alist)$"
+                  % "|".join(NOT_OCCUPATIONS)}}]})
     month = {"TEXT": {"IN": list(MONTHS) + list(MONTH_ABBREVIATIONS)}}
     day = {"SHAPE": {"IN": ["d", "dd"]}}
     year = {"SHAPE": "dddd"}

@@ -39,7 +39,7 @@ _YEAR = re.compile(r"^(\d{3,4})$")
 # Kinds the extractor recognised from a gazetteer or a date shape: never short for anything.
 FIXED_KINDS = frozenset({"place", "date", "occupation", "class", "sport", "genre"})
 # Relations whose head, or tail, is an organisation: "Calgary" there may be short for the Calgary Stampeders.
-FIRM_HEADS = frozenset({"P169", "P488", "P1037", "P286", "P112", "P1128", "P127", "P749", "P159", "P2139", "P571"})
+FIRM_HEADS = frozenset({"P169", "P488", "P1037", "P286", "P112", "P1128", "P127", "P749", "P159", "P2139"})
 FIRM_TAILS = frozenset({"P54", "P108", "P127", "P749", "P137"})
 # Kinds of tails that are values, never entities a short name could stand for.
 VALUE_KINDS = frozenset({"position", "occupation", "class"})

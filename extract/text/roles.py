@@ -41,8 +41,15 @@ def _words(phrase: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1)
 def role_heads() -> dict[tuple[str, ...], str]:
-    """Position nouns as token tuples -> their category ('office', 'chair', 'staff', ...)."""
-    return {_words(w): category for category, words in news_lexicon()["roles"].items() for w in words}
+    """Position nouns as token tuples -> their category ('office', 'chair', 'staff', ...), with the
+    abbreviated titles ("sen" of "Sen.")."""
+    heads = {_words(w): category for category, words in news_lexicon()["roles"].items() for w in words}
+    return heads | {(w,): "office" for w in ABBREVIATED_TITLES}
+
+
+# Titles written short with a dot before a name: "Sen. Karen Holt", "Rep. Luis Vega". Only with
+# the dot: "a sales rep" holds no office.
+ABBREVIATED_TITLES = frozenset({"sen", "rep", "gov"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,8 +94,11 @@ def _head_at(doc: Doc, i: int, end: int) -> int:
     """The end of the longest position noun starting at token ``i`` (before ``end``), or ``i``."""
     heads = role_heads()
     for n in range(min(4, end - i), 0, -1):
-        if tuple(t.lower_.rstrip(".") or t.lower_ for t in doc[i:i + n]) in heads:  # "Sen." as "sen"
+        words = tuple(t.lower_ for t in doc[i:i + n])
+        if words in heads and not (n == 1 and words[0] in ABBREVIATED_TITLES):
             return i + n
+        if n == 1 and doc[i].text.endswith(".") and doc[i].lower_.rstrip(".") in ABBREVIATED_TITLES:
+            return i + 1  # "Sen." as "sen"
     return i
 
 
@@ -169,14 +179,36 @@ NOT_AGENTS = frozenset({"former", "latter", "further", "other", "another", "whet
                         "either", "never", "ever", "over", "under", "after", "later", "earlier", "elder", "younger",
                         "older", "winter", "summer", "member", "senior", "junior", "interior", "exterior", "major",
                         "minor", "prior", "superior", "inferior", "anterior", "posterior", "water", "silver", "super",
-                        "center", "centre", "corner", "border", "harbour", "harbor", "quarter", "number", "letter"})
+                        "center", "centre", "corner", "border", "harbour", "harbor", "quarter", "number", "letter",
+                        "chapter", "sector", "monitor",
+                        "matter", "manner", "banner", "dinner", "customer", "consumer", "passenger", "prisoner",
+                        "stranger", "neighbour", "neighbor", "lover", "voter", "viewer", "reader", "listener",
+                        "creditor", "debtor", "ancestor", "successor", "predecessor", "christian", "guardian"})
+# Doers' nouns that are no trade: "Teenager Lachlan Moore" is cut off the name, but is no occupation.
+NON_TRADES = frozenset({"mother", "father", "sister", "brother", "daughter", "winner", "customer", "consumer",
+                        "passenger", "prisoner", "stranger", "neighbour", "neighbor", "lover", "voter", "viewer",
+                        "reader", "listener", "supporter", "follower", "survivor", "visitor", "spectator", "donor",
+                        "competitor", "finisher", "pensioner", "teenager", "newcomer", "foreigner", "outsider",
+                        "beginner", "civilian", "member", "owner", "leader"})
+
+
+def doer_noun(word: str) -> bool:
+    """"campaigner", "teenager", "violinist": a doer's noun of the lemma table, which may open a
+    sentence glued to a name ("Campaigner Robin Telfer")."""
+    return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and not word.endswith(("list", "sist")) \
+        and word not in NOT_AGENTS and word in english_words()
 
 
 def agent_noun(word: str) -> bool:
-    """"campaigner", "developer", "operator", "violinist": a doer's noun of the lemma table."""
+    """"campaigner", "developer": a doer's noun of the lemma table that names a trade (not "teenager")."""
+    return doer_noun(word) and word not in NON_TRADES
+
+
+def trade_like(word: str) -> bool:
+    """"cooper", "wheelwright"'s kin: a trade by its ending, in the lemma table or not; for a word
+    said of a name shaped like a person's ("Auguste Delmas, a Bordeaux cooper")."""
     return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and not word.endswith(("list", "sist")) \
-        and word not in NOT_AGENTS \
-        and word in english_words()
+        and word not in NOT_AGENTS and word not in NON_TRADES
 
 
 def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
@@ -186,7 +218,7 @@ def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
     first = doc[ent.start]
     opens = ent.start == 0 or first.is_sent_start or doc[ent.start - 1].is_space
     rest = doc[ent.start + 1:ent.end]
-    if not opens or not (first.lower_ in _occupation_words() or agent_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
+    if not opens or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

@@ -24,18 +24,19 @@ from spacy.tokens import Doc, Span
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
 from extract.text.coref import Mentions, common_word
 from extract.text.frame_checks import (ENTITY_REF as _ENTITY_REF, after_article, after_at, after_preposition,
-                                       after_rank, head_ends, in_name_list, owned_role)
+                                       after_rank, head_ends, in_name_list, opening_common_word, owned_role,
+                                       placed_after)
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.member_frames import MEMBER_FRAMES, description_facts, team_sheet
 from extract.text.news_frames import NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
-from extract.text.lexicons import cities, english_words
+from extract.text.lexicons import cities, english_words, tail_types
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
 from extract.text.name_kinds import person_shaped
-from extract.text.roles import agent_noun, role_category, word_set
-from extract.text.signature import signature_parts, tail_types
+from extract.text.roles import role_category, trade_like, word_set
+from extract.text.signature import signature_parts
 from extract.text.units import Triple
 
 # Relations whose tail must be a country.
@@ -44,19 +45,22 @@ COUNTRY_TAILS = frozenset({"P17", "P27", "P495"})
 LOCATIVE = frozenset({"P131", "P706"})
 # Facts that say where a thing is: a person has none of them.
 PLACE_FACTS = frozenset({"P131", "P17", "P30", "P206", "P706", "P4552", "P361", "P159"})
-# Frames whose head is a name standing free, not the object of a preposition.
-ADJECTIVE_ORGS = frozenset({"org-occupation-name"})  # not "the Venetian painter X" (``_after_article``)
-FREE_HEADS = frozenset({"apposition-occupation", "apposition-class", "operated-by"})  # not "In Norland, the opposition ..."
-# Locative ones only: "at Drexel University, a poet" is not about the university, but
-# "went to Ravi Menon, an Indian physicist" is about Menon.
+# Frames whose organisation is no name after an article: "the Venetian painter X" says what the
+# painter is, "Bayhawks coach X" where the coach works (``frame_checks.after_article``).
+ADJECTIVE_ORGS = frozenset({"org-occupation-name"})
+# Frames whose head is a name standing free, not the object of a locative preposition
+# (``frame_checks.after_preposition``): "at Drexel University, a poet" is not about the
+# university, and "In Norland, the opposition ..." not about Norland.
+FREE_HEADS = frozenset({"apposition-occupation", "apposition-class", "operated-by"})
 # A P54 tail that is a league, not a team: "Algerian Ligue 2".
 LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "serie",
                           "divisie", "championship", "premiership"})
 # Facts that only a person has.
 PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39",
                           "P551", "P40", "P22", "P25", "P3373", "P102", "P768", "P413"})
-# Positions that, named without an organisation in a story about one, are that organisation's.
-TOP_ROLES = frozenset({"chief_executive", "chair"})
+# Positions that, named without an organisation in a story about one ("Chief executive X said",
+# "Founder X"), are that organisation's; of the heads, only a managing director.
+STORY_ROLES = frozenset({"chief_executive", "chair", "founder", "head"})
 # Frames whose head must fit what ``news_frames.plausible`` asks of it.
 NEWS = frozenset(f.name for f in NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES)
 ALL_FRAMES = FRAMES + NEWS_FRAMES + ORG_FRAMES + KIN_FRAMES + MEMBER_FRAMES
@@ -136,7 +140,7 @@ class RulesExtractor:
                               sentence.text) for p in sheet]  # a team sheet says it is a team: no sport needed
             found += drop_kin_chains(here) + _country_of_located(here)
         persons = mentions.certain_persons  # a name shaped like a person's is not enough here
-        return drop_general_positions(_resolve(found, phrases, persons)) + sheets
+        return drop_general_positions(_drop_story_placed(_resolve(found, phrases, persons), mentions)) + sheets
 
     def _class_fact(self, doc, match, head_role, tail_role, context, passage, evidence, starts, tokens,
                     phrases) -> None:
@@ -186,18 +190,22 @@ class RulesExtractor:
         if head is None:
             return []
         role = self._filler(doc, groups.get("verb" if relation == "@verb" else "role"), context)
-        org = self._filler(doc, groups.get("org") if relation == "@role" else tail_ref, context)
+        org_ref = groups.get("org") if relation == "@role" else tail_ref
+        org = self._filler(doc, org_ref, context)
+        if org is not None and opening_common_word(doc, org_ref, org[0]):
+            org = None  # "Township trustee Gary Pruett", "Local councillor X": a capitalised common word
         founds = relation == "@verb" and role is not None and VERB_ROLES.get(role[0].lower()) == "founder"
-        if org is not None and org[1] == "NAME" and (founds or after_at(doc, groups.get("org") if relation == "@role"
-                                                                         else tail_ref)) \
+        if org is not None and org[1] == "NAME" and (founds or after_at(doc, org_ref)) \
                 and not context[0].kind(org[0]) and org[0] not in cities():
             org = (org[0], "ORG")  # "a specialist at the Rijksbureau": what one works at is an organisation
         subject, lead = context[1], context[0].lead
-        if relation == "@role" and "org" not in groups and role is not None and role_category(role[0]) in TOP_ROLES \
-                | {"head", "founder"} and (role_category(role[0]) != "head" or role[0].lower().startswith("managing")) \
-                and not owned_role(doc, groups.get("role")):
+        category = role_category(role[0]) if role is not None else ""
+        if relation == "@role" and "org" not in groups and category in STORY_ROLES \
+                and (category != "head" or role[0].lower().startswith("managing")) \
+                and not owned_role(doc, groups.get("role")) and not placed_after(doc, groups.get("head")):
             if lead is not None:
                 org = (lead, "NAME")  # a firm's story: "Chief executive X said", of the organisation it opens on
+                context[0].story_placed.add(head[0])
             elif subject is not None and context[0].kind(subject.text) == "organization" \
                     and not (" " not in subject.text and subject.text.lower() in english_words()):
                 org = (context[0].name(subject.start), subject.label_)
@@ -295,6 +303,15 @@ def _matches(frame, line: str):
         pos = match.start() + 1
 
 
+def _drop_story_placed(triples: list[Triple], mentions: Mentions) -> list[Triple]:
+    """A position put at the story's organisation only because the story opens on it ("Chairman
+    Tom Pike said") gives way where the document places the person at another one ("Velnor
+    Bank chairman Tom Pike")."""
+    lead = display_name(mentions.lead or "")
+    elsewhere = {(t.tail, t.relation) for t in triples if t.tail in mentions.story_placed and t.head != lead}
+    return [t for t in triples if not (t.head == lead and (t.tail, t.relation) in elsewhere)]
+
+
 # Nouns for several people: "Dale and Renee Kubiak, a retired couple" is no couple's instance.
 PEOPLE_GROUPS = frozenset({"couple", "pair", "duo", "trio", "family", "siblings", "twins", "brothers", "sisters"})
 
@@ -347,7 +364,7 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
         else:
             for cls in phrase.classes:
                 last = cls.split()[-1].lower()
-                if person_shaped(base.head) and agent_noun(last):
+                if person_shaped(base.head) and trade_like(last):
                     fact("P106", cls, "occupation")  # "Auguste Delmas, a Bordeaux cooper": a person's trade
                 elif not person_noun(last, class_words()) and not (person_shaped(base.head) and last in PEOPLE_GROUPS):
                     fact("P31", cls, "class")

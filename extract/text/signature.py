@@ -10,23 +10,16 @@ is ``lower|lemma``.
 
 from __future__ import annotations
 
-import functools
 
 from spacy.tokens import Span
 
 from extract.text.coref import Mentions, common_word, object_use
 from extract.text.frames import NAMES
-from extract.text.nlp import gazetteer
+from extract.text.lexicons import tail_types
 from extract.text.normalize import GENERIC_MENTIONS
 
 PRONOUNS = frozenset({"he", "she", "it", "they"})
 POSSESSIVES = frozenset({"his", "her", "its", "their"})
-
-
-@functools.lru_cache(maxsize=1)
-def tail_types() -> dict[str, str]:
-    """Last word of a place's name, lower-cased -> the relation "located in" it is: 'sea' -> P206."""
-    return {w: rel for rel, words in gazetteer()["tail_types"].items() if rel != "about" for w in words}
 
 
 def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[str, list[int], list[int]]:

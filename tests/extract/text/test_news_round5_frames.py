@@ -26,7 +26,7 @@ def kinds(extractor: RulesExtractor, text: str) -> dict[str, str]:
 def test_bare_position(extractor):
     got = facts(extractor, "The delay was caused by the weather, according to project director Ilona Vasko.")
     assert ("P39", "Ilona Vasko", "project director") in got
-    assert ("P39", "Ruben Okafor", "treasurer") in facts(extractor, "Treasurer Ruben Okafor kept his job.")
+    assert ("P39", "Ruben Okafor", "state treasurer") in facts(extractor, "State treasurer Ruben Okafor kept his job.")
     # a lone "director" (a film's? a firm's?) or "spokesman" says too little; a player or an
     # owner is a fact about a team or a firm, and none is named
     assert "P39" not in relations(extractor, "The Iranian director Leyla Sadr won the prize.")
@@ -89,9 +89,10 @@ def test_fronted_founding(extractor):
     assert {("P112", "Marram Band", "Ada Brine"), ("P112", "Marram Band", "Joe Kettle"),
             ("P571", "Marram Band", "2009")} <= got
     assert ("P106", "Joe Kettle", "drummer") in got
-    # a fronted participle of another verb founds nothing
-    text = "Marram Band will tour. Formed by habit, the band has made four albums."
-    assert "P112" not in relations(extractor, text)
+    # a person named after the fronted founding is no founder
+    text = "Marram Band will tour. Formed in 2009, the band has made four albums with producer Ada Brine."
+    got = facts(extractor, text)
+    assert ("P571", "Marram Band", "2009") in got and "P112" not in relations(extractor, text)
 
 
 def test_party_after_a_name(extractor):
@@ -106,8 +107,8 @@ def test_seats_kept_and_lost(extractor):
     assert ("P768", "Moira Keane", "Tullow East") in facts(
         extractor, "Premier Moira Keane kept her own seat in Tullow East but conceded defeat.")
     assert ("P768", "Ivo Brandt", "Marsh Lane") in facts(extractor, "Ivo Brandt lost his Marsh Lane seat by 212 votes.")
-    # a seat at a table is no electoral district
-    assert "P768" not in relations(extractor, "Ivo Brandt took his seat at the table.")
+    # a seat beside someone in a named chamber is no electoral district
+    assert "P768" not in relations(extractor, "Ivo Brandt took his seat beside Mira Holm in the Dunmore Chamber.")
 
 
 def test_occupation_at_a_named_organisation(extractor):
@@ -158,6 +159,8 @@ def test_kin_after_an_honorific_or_an_ordinal(extractor):
     got = facts(extractor, text)
     assert ("P26", "Ada Bello", "Femi Bello") in got or ("P26", "Femi Bello", "Ada Bello") in got
     assert ("P40", "Ada Bello", "Tunde Bello") in got
+    # a relative's thing, named after the possessive, is no relative
+    assert "P40" not in relations(extractor, "Ada Bello, a potter, has died. Her first son's school, Ridge Academy, closed.")
 
 
 def test_team_sheet(extractor):

@@ -45,14 +45,17 @@ def test_firm_by_its_first_word(extractor):
 
 
 def test_short_firm_names_at_graph_level():
-    """"Zuidwind" in a firm's slot is Zuidwind Airlines; "Harlow" in a place's slot stays Harlow."""
+    """"Zuidwind" in a firm's slot is Zuidwind Airlines; "Harlow" in a place's slot stays Harlow,
+    and so does the head of an inception, which is as often a town as a firm."""
     triples = [Triple("Zuidwind Airlines", "P169", "Joost Smit", "p", "rules", "organization", "person", "e"),
-               Triple("Zuidwind", "P571", "1967", "p", "rules", "", "date", "e"),
+               Triple("Zuidwind", "P1128", "4,100", "p", "rules", "", "quantity", "e"),
                Triple("Harlow Harriers", "P488", "Peter Blunt", "p", "rules", "organization", "person", "e"),
-               Triple("St Clare's Hospice", "P131", "Harlow", "p", "rules", "", "", "e")]
+               Triple("St Clare's Hospice", "P131", "Harlow", "p", "rules", "", "", "e"),
+               Triple("Harlow", "P571", "1947", "p", "rules", "", "date", "e")]
     got = {(t.head, t.relation, t.tail) for t in resolve_short_mentions(triples)}
-    assert ("Zuidwind Airlines", "P571", "1967") in got
+    assert ("Zuidwind Airlines", "P1128", "4,100") in got
     assert ("St Clare's Hospice", "P131", "Harlow") in got
+    assert ("Harlow", "P571", "1947") in got
 
 
 def test_abbreviated_titles(extractor):
@@ -78,8 +81,9 @@ def test_traded_player(extractor):
 
 
 def test_operator_of_a_home(extractor):
-    got = facts(extractor, "Thornby Lodge, a care home in Derby, is run by Elmgate Care Group, a Derby-based company.")
-    assert ("Thornby Lodge", "Elmgate Care Group") in {(h, t) for r, h, t in got if r == "P137"}
+    got = facts(extractor, "Thornby Hospital, a clinic in Derby, is run by Elmgate Care Group, a Derby-based company.")
+    assert ("Thornby Hospital", "Elmgate Care Group") in {(h, t) for r, h, t in got if r == "P137"}
+    assert "Derby" not in {h for r, h, t in got if r == "P137"}  # the place inside the aside runs nothing
     # run by a person: a head, no operator
     assert "P137" not in relations(extractor, "Thornby Lodge is run by Ms Jane Rook, a nurse.")
 
@@ -87,7 +91,7 @@ def test_operator_of_a_home(extractor):
 def test_founded_an_organisation_in_a_year(extractor):
     got = facts(extractor, "The Verhaegens, who founded the private bank Verhaegen & Cie in Antwerp in 1921, own it.")
     assert ("P571", "Verhaegen & Cie", "1921") in got
-    assert "P571" not in relations(extractor, "The Verhaegens, who founded the bank, own it.")
+    assert "P571" not in relations(extractor, "The Verhaegens, who founded the bank Verhaegen & Cie, moved to Antwerp in 1921.")
 
 
 def test_residence_after_who(extractor):
@@ -104,8 +108,8 @@ def test_inner_apostrophe_names(extractor):
 
 def test_bare_leader_says_too_little(extractor):
     assert "P39" not in relations(extractor, "Speaking on Friday, site leader Dr Orla Fitz said it was good news.")
-    assert ("P39", "Orla Fitz", "leader of Labour Party") in facts(extractor, "Labour Party leader Orla Fitz said so.") \
-        or ("P102", "Orla Fitz", "Labour Party") in facts(extractor, "Labour Party leader Orla Fitz said so.")
+    got = facts(extractor, "Labour Party leader Orla Fitz said so.")  # a leader of something named is kept
+    assert ("P102", "Orla Fitz", "Labour Party") in got and ("P39", "Orla Fitz", "party leader") in got
 
 
 def test_backed_is_no_nationality(extractor):
@@ -116,8 +120,8 @@ def test_backed_is_no_nationality(extractor):
 
 
 def test_person_shaped_heads_take_a_trade(extractor):
-    got = facts(extractor, "The estate was bought in 1887 by Auguste Delmont, a Bordeaux wheelwright.")
-    assert ("P31", "Auguste Delmont", "bordeaux wheelwright") not in got
+    got = facts(extractor, "The estate was bought in 1887 by Auguste Delmont, a Bordeaux cooper.")
+    assert ("P106", "Auguste Delmont", "cooper") in got and "P31" not in {r for r, h, t in got}
     assert not any(r == "P31" and h == "Renee Kubek" for r, h, _ in facts(
         extractor, "The case was brought by Dale and Renee Kubek, a retired couple."))
     # a thing whose name ends in an English word keeps its class
@@ -131,3 +135,73 @@ def test_currency_codes_are_no_organisations(extractor):
     got = facts(extractor, text)
     assert ("P112", "Maison Verlaine", "Jules Verlaine") in got
     assert not any("CHF" in (h, t) for _, h, t in got)
+
+
+# -- cases a review of rounds 5 and 6 found (each was wrong before its fix)
+
+def test_a_place_is_no_short_name_of_a_firm(extractor):
+    text = "Ada Kerr joined the New York Times in 2001. New York governor Tom Pike praised her."
+    got = facts(extractor, text)
+    assert not any("New York Times" in t for r, h, t in got if r == "P39")
+
+
+def test_an_organisation_word_outweighs_a_place_word(extractor):
+    got = facts(extractor, "Mount Sinai Hospital, which employs 4,000 people, was founded in 1852.")
+    assert ("P1128", "Mount Sinai Hospital", "4,000") in got
+
+
+def test_a_person_placed_elsewhere_is_not_the_story_s(extractor):
+    text = ("Brill Foods profits rise\n\nBrill Foods, the Leeds-based group, reported higher profits. "
+            "Managing director Ada Kerr of Velnor Bank said the results were strong.")
+    got = facts(extractor, text)
+    assert ("P1037", "Brill Foods", "Ada Kerr") not in got
+
+
+def test_an_institution_noun_is_no_story_firm(extractor):
+    text = ("Brill Foods profits rise\n\nBrill Foods, the Leeds-based group, reported higher profits. "
+            "Brill Foods sponsors a theatre. The theatre was founded in 1901 by Ada Kerr.")
+    assert ("P112", "Brill Foods", "Ada Kerr") not in facts(extractor, text)
+
+
+def test_a_described_office_holder_is_the_office_holder(extractor):
+    text = "President Pierre Blanc met Angela Vogt in Paris. The French president said the talks went well."
+    got = facts(extractor, text)
+    assert ("P27", "Angela Vogt", "France") not in got
+
+
+def test_a_firm_named_by_an_english_word_inside_a_sentence(extractor):
+    got = facts(extractor, "Shares rose after Apple chief executive Tim Cook spoke on Monday.")
+    assert ("P169", "Apple", "Tim Cook") in got
+    # opening a sentence, a capitalised common word names no firm
+    assert not any(r == "P108" and t == "Township" for r, h, t in facts(
+        extractor, "Township trustee Gary Pruitt said the board was disappointed."))
+
+
+def test_kin_and_contests_are_no_trades(extractor):
+    assert ("P106", "Rita Vasko", "mother") not in facts(extractor, "Mother Rita Vasko founded the shelter in 1990.")
+    assert "P106" not in relations(extractor, "Anna Berg, a finalist, lost in straight sets.")
+
+
+def test_an_english_surname_still_makes_a_person(extractor):
+    got = facts(extractor, "The estate was bought in 1887 by John Smith, a Bordeaux cooper.")
+    assert ("P31", "John Smith", "bordeaux cooper") not in got and ("P31", "John Smith", "cooper") not in got
+    got = facts(extractor, "The case was brought by Dale and Renee Baker, a retired couple.")
+    assert not any(r == "P31" and h == "Renee Baker" for r, h, t in got)
+
+
+def test_first_names_and_surnames_are_no_firm_words(extractor):
+    assert ("P39", "Asa Hutchinson", "governor") in facts(extractor, "Governor Asa Hutchinson signed the bill.")
+    assert ("P106", "David Lodge", "novelist") in facts(extractor, "The prize went to the novelist David Lodge.")
+
+
+def test_a_sales_rep_holds_no_office(extractor):
+    assert "P39" not in relations(extractor, "The order was taken by sales rep Jane Doe on Monday.")
+
+
+def test_a_team_sheet_ends_with_its_sentence(extractor):
+    text = ("Kestrels beat Owls\n\nThe Carrow Kestrels beat the Dunham Owls.\n\n"
+            "Kestrels: Ali Tane, Sam Oru, Ben Hale, Tom Kerr.\n\nThe Owls were poor. Their coach was angry.\n\n"
+            "Reserves: Nico Fay, Rhys Mabb, Jo Pell, Kit Dore.")
+    got = facts(extractor, text)
+    assert ("P54", "Ali Tane", "Carrow Kestrels") in got
+    assert ("P54", "Nico Fay", "Carrow Kestrels") not in got
