@@ -41,15 +41,16 @@ that name instead of the rules' guess.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 
 from spacy.tokens import Doc, Span
 
-from extract.text.lexicons import cities, english_words, lemma_table
+from extract.text.lexicons import cities, english_words, lemma_table, one_english_word
 from extract.text.name_kinds import (LOCATIVE, NAME_KINDS, apposition, attached_role, before_role, definite,
                                      evidence, named_after, person_description, person_shaped, role_words)
 from extract.text.org_frames import FACILITIES
-from extract.text.roles import word_set
+from extract.text.roles import opens_sentence, word_set
 
 PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
 PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f"}
@@ -132,7 +133,7 @@ class Mentions:
     def _full_names(self) -> None:
         persons = [n for n, k in self.kinds.items() if k == "person" and len(n.split()) > 1]
         orgs = [n for n, k in self.kinds.items() if k == "organization" and len(n.split()) > 1]
-        unplaced = set(orgs) | {t.text for t in self.doc if t.ent_type_ in NAME_KINDS and len(t.text.split()) > 1
+        org_like = set(orgs) | {t.text for t in self.doc if t.ent_type_ in NAME_KINDS and len(t.text.split()) > 1
                                 and not self.kinds.get(t.text) and "of" not in t.text.split()
                                 and t.text.split()[0].lower() not in english_words()}  # "Orwell Comets", not "Shares of X"
         for token in self.doc:
@@ -156,7 +157,7 @@ class Mentions:
                     and _firm_suffix(starts[0], len(words))):  # "Van Asselt", "St Aidan's", "joined Nirvaan"
                 self.full[token.i] = starts[0]  # not "New York" for the New York Times
                 continue
-            ends = [o for o in unplaced if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
+            ends = [o for o in org_like if len(words) == 1 and o.split()[-1] == words[0] and o != token.text]
             if len(ends) == 1 and not after_preposition and self.kinds.get(token.text) in (None, "organization") \
                     and words[0].lower() not in word_set("org_words") - word_set("team_words"):
                 self.full[token.i] = ends[0]  # "Harriers chairman X" after "Harlow Harriers"; not "Group"
@@ -233,13 +234,21 @@ class Mentions:
         for sentence in list(self.doc.sents)[:3]:
             for token in sentence:
                 if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not (
-                        token.i == _first_word(sentence) and " " not in token.text and token.lower_ in english_words()):
+                        token.i == _first_word(sentence) and one_english_word(token.text)):
                     name = self.name(token.i)
                     if (self.kinds.get(name) or self.kinds.get(token.text)) == "organization" \
                             and max(self.scores.get(name, {}).get("organization", 0),
                                     self.scores.get(token.text, {}).get("organization", 0)) >= 2:
                         return name
         return None
+
+    def _favourite(self, candidates, counted):
+        """The candidate mention named most often among ``counted``, the latest of those; a tie goes to
+        the organisation the story opens on. Mentions are (sentence, token, name, kind)."""
+        counts = collections.Counter(h[2] for h in counted)
+        counts[self.lead] += 1
+        best = max(candidates, key=lambda h: (counts[h[2]], h[1]))
+        return best[2], best[3]
 
     def _antecedent(self, history, s: int, i: int, want: tuple[str, ...], noun: str | None):
         gender = PRONOUN_GENDER.get(self.doc[i].lower_)
@@ -266,26 +275,18 @@ class Mentions:
         if want == ("description",):  # "the bank": the latest name ending with that noun, however far
             named = [h for h in history if h[1] < i and fits(h[2], h[3])]
             if named:  # the one most talked about, the latest of those
-                counts = collections.Counter(h[2] for h in named)
-                counts[self.lead] += 1  # ties go to the organisation the story opens on
-                best = max(named, key=lambda h: (counts[h[2]], h[1]))
-                return best[2], best[3]
+                return self._favourite(named, named)
             if noun in ANY_ORGANIZATION:  # "the company": the organisation most talked about lately
                 recent = [h for h in history if (h[0] >= s - LOOK_BACK or h[2] == self.lead) and h[1] < i
                           and h[3] == "organization" and _name_noun(h[2]) not in word_set("not_companies")]
-                counts = collections.Counter(h[2] for h in history if h[3] == "organization")
-                counts[self.lead] += 1  # ties go to the organisation the story opens on
                 if recent:
-                    best = max(recent, key=lambda h: (counts[h[2]], h[1]))
-                    return best[2], best[3]
+                    return self._favourite(recent, [h for h in history if h[3] == "organization"])
             if noun in STANDS_FOR_THE_STORY and not before_role(self.doc, i):  # "the band", "the board": the
                 orgs = [h for h in history if h[1] < i and h[3] == "organization" and not (  # organisation most
                     _name_noun(h[2]) in word_set("generic_orgs") and _name_noun(h[2]) != noun)]  # talked about
                 counts = collections.Counter(h[2] for h in orgs)
                 if orgs and (counts.most_common(1)[0][1] >= 2 or self.lead in counts):
-                    counts[self.lead] += 1  # ties go to the organisation the story opens on
-                    best = max(orgs, key=lambda h: (counts[h[2]], h[1]))
-                    return best[2], best[3]
+                    return self._favourite(orgs, orgs)
             if noun in WORK_NOUNS:  # "the film": the latest title
                 works = [h for h in history if h[1] < i and self.doc[h[1]].ent_type_ == "WORK_OF_ART"]
                 if works:
@@ -314,7 +315,7 @@ class Mentions:
 def common_word(token) -> bool:
     """"Schools", "Councillors" at the start of a sentence: an inflected common word, not a name."""
     text = token.text
-    if " " in text or not token.is_sent_start and not (token.i > 0 and token.doc[token.i - 1].is_space):
+    if " " in text or not opens_sentence(token):
         return False
     lemma = lemma_table().get(text.lower())
     return lemma is not None and lemma != text.lower()
@@ -336,7 +337,12 @@ def object_use(doc: Doc, i: int) -> bool:
 def _firm_suffix(name: str, n: int) -> bool:
     """"Nirvaan Systems", "St Aidan's Hospice" after their first words: a firm's or a building's word
     that news drops ("Systems", "Hospice"); not "Times" ("New York" is no short "New York Times")."""
-    return all(w.lower() in word_set("company_words") | FACILITIES for w in name.split()[n:])
+    return all(w.lower() in _dropped_words() for w in name.split()[n:])
+
+
+@functools.lru_cache(maxsize=1)
+def _dropped_words() -> frozenset[str]:
+    return word_set("company_words") | FACILITIES
 
 
 def _bare(name: str) -> str:

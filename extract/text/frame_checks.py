@@ -14,20 +14,26 @@ from spacy.tokens import Doc
 
 from extract.text.class_phrase import class_words
 from extract.text.frames import NAMES
-from extract.text.lexicons import english_words
-from extract.text.roles import word_set
+from extract.text.lexicons import one_english_word
+from extract.text.roles import opens_sentence, word_set
 from extract.text.signature import POSSESSIVES
 
 ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
 PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
 
 
+def token_index(ref: str | None) -> int | None:
+    """The document index of an entity reference ("NAME#12" -> 12), or None for a plain word."""
+    m = ENTITY_REF.match(ref) if ref else None
+    return int(m.group(2)) if m else None
+
+
 def after_at(doc: Doc, ref: str | None) -> bool:
     """"at the Rijksbureau", "at Kestrel Securities": the name follows "at" (and maybe "the")."""
-    m = ENTITY_REF.match(ref) if ref else None
-    if m is None:
+    i = token_index(ref)
+    if i is None:
         return False
-    k = int(m.group(2)) - 1
+    k = i - 1
     if k >= 0 and doc[k].lower_ == "the":
         k -= 1
     return k >= 0 and doc[k].lower_ == "at"
@@ -36,8 +42,7 @@ def after_at(doc: Doc, ref: str | None) -> bool:
 def after_article(doc: Doc, ref: str | None) -> bool:
     """"the Venetian painter X", "the Nashville producer X": a name after an article, before an
     occupation, describes it; "Bayhawks coach X" names where the coach works."""
-    m = ENTITY_REF.match(ref) if ref else None
-    i = int(m.group(2)) if m else 0
+    i = token_index(ref) or 0
     return i > 0 and doc[i - 1].lower_ in ("the", "a", "an")
 
 
@@ -45,24 +50,22 @@ def opening_common_word(doc: Doc, ref: str | None, full_name: str) -> bool:
     """"Township trustee X", "Local councillor X": one capitalised English word opening a sentence
     is no name of an organisation, unless the document names it so elsewhere ("Meridian" for
     Meridian Mobile, "Athletic" for a team; "Apple chief executive X" inside a sentence is one)."""
-    m = ENTITY_REF.match(ref) if ref else None
-    if m is None:
+    i = token_index(ref)
+    if i is None:
         return False
-    token = doc[int(m.group(2))]
-    opens = token.is_sent_start or token.i > 0 and doc[token.i - 1].is_space
-    if not opens or " " in token.text or token.lower_ not in english_words() or full_name != token.text \
+    token = doc[i]
+    if not opens_sentence(token) or not one_english_word(token.text) or full_name != token.text \
             or token.lower_ in word_set("team_words") | word_set("org_words"):
         return False
-    return not any(t.text == token.text and not (t.is_sent_start or t.i > 0 and doc[t.i - 1].is_space)
-                   for t in doc if t.i != token.i)
+    return not any(t.text == token.text and not opens_sentence(t) for t in doc if t.i != i)
 
 
 def owned_role(doc: Doc, ref: str | None) -> bool:
     """"Harriers chairman X", "the club's chairman": a name or a description stands before the position."""
-    m = ENTITY_REF.match(ref) if ref else None
-    if m is None:
+    i = token_index(ref)
+    if i is None:
         return False
-    k = int(m.group(2)) - 1
+    k = i - 1
     if k >= 0 and doc[k].lower_ in ("'s", "’s"):
         k -= 1
     return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES | {"whose"})
@@ -70,31 +73,29 @@ def owned_role(doc: Doc, ref: str | None) -> bool:
 
 def after_preposition(doc: Doc, ref: str) -> bool:
     """"In Norland, the opposition": a preposition just before the name."""
-    m = ENTITY_REF.match(ref)
-    i = int(m.group(2)) if m else 0
+    i = token_index(ref) or 0
     return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
 
 
 def head_ends(doc: Doc, match, words: frozenset[str]) -> bool:
     """"The Whitlock Gallery": the head's name ends in one of ``words``."""
-    m = ENTITY_REF.match(match.group("head"))
-    return m is not None and doc[int(m.group(2))].text.split()[-1].lower() in words
+    i = token_index(match.group("head"))
+    return i is not None and doc[i].text.split()[-1].lower() in words
 
 
 def after_rank(doc: Doc, ref: str) -> bool:
     """"in the family Cerambycidae": a taxon, not a place."""
-    m = ENTITY_REF.match(ref)
-    i = int(m.group(2)) if m else 0
+    i = token_index(ref) or 0
     return i > 0 and doc[i - 1].lower_ in class_words()["taxon_ranks"]
 
 
 def in_name_list(doc: Doc, ref: str) -> bool:
     """"Valencia, Godella, Burjassot and Xàtiva": a name followed by ", Name" ... "and Name"."""
-    m = ENTITY_REF.match(ref)
-    if m is None:
+    i = token_index(ref)
+    if i is None:
         return False
-    j = int(m.group(2)) + 1
-    end = doc[j - 1].sent.end
+    j = i + 1
+    end = doc[i].sent.end
     while j + 1 < end:
         if doc[j].text == "," and doc[j + 1].lower_ in ("and", "or"):
             j += 1  # ", and Wedding"
@@ -110,10 +111,10 @@ def in_name_list(doc: Doc, ref: str) -> bool:
 
 def placed_after(doc: Doc, ref: str | None) -> bool:
     """"Managing director Ada Kerr of Velnor Bank": the person's organisation follows the name."""
-    m = ENTITY_REF.match(ref) if ref else None
-    if m is None:
+    i = token_index(ref)
+    if i is None:
         return False
-    k = int(m.group(2)) + 1
+    k = i + 1
     if k < len(doc) and doc[k].text == ",":
         k += 1
     return k + 1 < len(doc) and doc[k].lower_ in ("of", "at") and (

@@ -131,6 +131,9 @@ COMMA_ASIDE = "[ , ~8 , ]"
 # Vance, an engineer, who died in 2011" is his death, not hers).
 DIED_GAP = "[ , ~10 , ] [ , who|which ] +6"
 FOUNDED_GAP = "[ , which|that ] [ , ~8 , ] +2"
+# An honorific between a position or a relative and a name: "Its chairman, Sir Nigel Ash",
+# "her husband, Mr Babatunde Cole", "police spokesman Sgt. Luis Ortega".
+HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det. ]"
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
 UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"
               "settlement|hamlet|parish|county|province|region|state|subdivision|locality|quarter|borough|"

@@ -20,7 +20,7 @@ person). ``@role`` facts are made by ``news_frames.role_facts``.
 
 from __future__ import annotations
 
-from extract.text.frames import Frame, frame
+from extract.text.frames import HONORIFIC, Frame, frame
 
 STATUS = "[ former|new|interim|acting|then|late ]"
 # The kin noun -> the relation from the person whose kin it is.
@@ -29,8 +29,6 @@ KIN_RELATIONS = {"son": "P40", "daughter": "P40", "child": "P40", "father": "P22
                  "widower": "P26"}
 # Words after a residence that end the noun phrase: "X, 58, of Harrogate, was jailed".
 RESIDENCE_END = ",|.|;|was|were|is|are|has|had|who|and|said|told|admitted|denied|pleaded|appeared"
-# An honorific before a relative's name: "her husband, Mr Babatunde Cole".
-HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof. ]"
 # An age before a position: "a 49-year-old former nurse".
 AGED = "{QUANTITY} - year - old"
 

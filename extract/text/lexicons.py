@@ -57,6 +57,11 @@ def english_words() -> frozenset[str]:
     return frozenset(lemma_table().values())
 
 
+def one_english_word(text: str) -> bool:
+    """"Bakery", "Township", "Meridian": a name of one word that is also an English word."""
+    return " " not in text and text.lower() in english_words()
+
+
 @functools.lru_cache(maxsize=1)
 def tail_types() -> dict[str, str]:
     """Last word of a place's name, lower-cased -> the relation "located in" it is: 'sea' -> P206."""

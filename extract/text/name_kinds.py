@@ -22,6 +22,7 @@ import re
 
 from spacy.tokens import Doc, Span
 
+from extract.text.class_phrase import class_words
 from extract.text.lexicons import cities, tail_types
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import word_set
@@ -47,7 +48,6 @@ def thing_words() -> frozenset[str]:
     """Last words that say a name is a thing: a feature or body of water ("Glacier", "River"), a
     kind of place ("County"), a building ("Gallery"): the gazetteer's typed name endings and
     administrative classes, and the news lexicon's nouns for things and organisations."""
-    from extract.text.class_phrase import class_words  # class_phrase reads the pipeline's gazetteer; imported late
     return frozenset(tail_types()) | frozenset(class_words()["unit_classes"]) | word_set("generic_things") \
         | word_set("generic_orgs")
 

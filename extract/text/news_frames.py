@@ -28,15 +28,13 @@ from extract.text.coref import Mentions
 from extract.text.name_kinds import org_nouns
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
-from extract.text.frames import ASIDE, FOUNDED_GAP, Frame, frame
+from extract.text.frames import ASIDE, FOUNDED_GAP, HONORIFIC, Frame, frame
 from extract.text.lexicons import cities
 from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import NON_TRADES, role_category, word_set
 from extract.text.units import Triple
 
 STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|veteran|young|experienced|uncapped ]"
-# An honorific between a position and a name: "Its chairman, Sir Nigel Ash".
-HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det. ]"
 APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
 # The verb of "X chairs Y", "Y is run by X" -> the position it names.
 VERB_ROLES = {"chair": "chair", "chairs": "chair", "chaired": "chair", "head": "head", "heads": "head",
@@ -218,7 +216,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:
             out.append(make(name, "P69", org[0], "person", "organization"))
         return out
-    if relation == "@verb" and not person and role is not None and VERB_ROLES.get(role[0].lower()) == "head" \
+    if relation == "@verb" and role is not None and VERB_ROLES.get(role[0].lower()) == "head" \
             and org is not None and mentions.kind(name) == "organization" and mentions.kind(org[0]) != "person":
         return [make(org[0], "P137", name, "", "organization")]  # "Thornleigh Lodge is run by Elmcroft Care Group"
     if not person:
@@ -274,8 +272,6 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
             category = "head"  # the president of a university or a firm heads it
         elif org is not None or tail != "leader":  # "site leader", "overnight leader": a bare "leader" says too little
             out.append(make(name, "P39", f"{tail} of {org[0]}" if org is not None else tail, "person", "position"))
-            return out
-        else:
             return out
     if org is None:
         if role is not None and role[1] == "ROLE" and not out and bare_position(role[0], category):

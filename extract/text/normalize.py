@@ -158,8 +158,9 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
     entities = {display_name(n) for t in triples for n, kind in ((t.head, t.head_kind), (t.tail, t.tail_kind))
                 if kind not in VALUE_KINDS}  # "Burnley" is not short for the position "mayor of Burnley"
     full = [n for n in names if len(folded[n].split()) > 1 and n in entities]
-    firms = [n for n in full if n in {display_name(x) for t in triples for x, kind in
-                                      ((t.head, t.head_kind), (t.tail, t.tail_kind)) if kind == "organization"}]
+    organizations = {display_name(x) for t in triples for x, kind in ((t.head, t.head_kind), (t.tail, t.tail_kind))
+                     if kind == "organization"}
+    firms = [n for n in full if n in organizations]
 
     def resolve(name: str, kind: str, firm_slot: bool = False) -> str:
         shown = display_name(name)

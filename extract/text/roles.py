@@ -211,14 +211,19 @@ def trade_like(word: str) -> bool:
         and word not in NOT_AGENTS and word not in NON_TRADES
 
 
+def opens_sentence(token) -> bool:
+    """Whether the token starts a sentence or a line (a headline's first word), where a capital says
+    nothing about a name."""
+    return token.i == 0 or token.is_sent_start or token.doc[token.i - 1].is_space
+
+
 def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
     """"Novelist Miriam Okoye dies at 84", "Campaigner Robin Telfer rode in the cab": an occupation
     (or a doer's noun) that starts a sentence is capitalised and glued to the person's two or
     three words after it."""
     first = doc[ent.start]
-    opens = ent.start == 0 or first.is_sent_start or doc[ent.start - 1].is_space
     rest = doc[ent.start + 1:ent.end]
-    if not opens or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
+    if not opens_sentence(first) or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

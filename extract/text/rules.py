@@ -30,7 +30,7 @@ from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.member_frames import MEMBER_FRAMES, description_facts, team_sheet
 from extract.text.news_frames import NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
-from extract.text.lexicons import cities, english_words, tail_types
+from extract.text.lexicons import cities, one_english_word, tail_types
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
@@ -207,7 +207,7 @@ class RulesExtractor:
                 org = (lead, "NAME")  # a firm's story: "Chief executive X said", of the organisation it opens on
                 context[0].story_placed.add(head[0])
             elif subject is not None and context[0].kind(subject.text) == "organization" \
-                    and not (" " not in subject.text and subject.text.lower() in english_words()):
+                    and not one_english_word(subject.text):
                 org = (context[0].name(subject.start), subject.label_)
 
         def make(h: str, rel: str, t: str, head_kind: str, tail_kind: str) -> Triple | None:
