@@ -33,10 +33,18 @@ def test_bare_position(extractor):
     assert "P39" not in relations(extractor, "Substitute Kofi Brandt scored the winner.")
 
 
-def test_bare_position_gives_way_to_the_placed_one(extractor):
+def test_a_placed_position_is_also_held_and_employs(extractor):
+    # the firm's chief executive (P169), a position she holds (P39), a firm she works for (P108)
     got = facts(extractor, "Orlin Foods was sold. Its chief executive, Maren Holt, said the deal was fair.")
-    assert ("P169", "Orlin Foods", "Maren Holt") in got
-    assert ("P39", "Maren Holt", "chief executive") not in got
+    assert {("P169", "Orlin Foods", "Maren Holt"), ("P39", "Maren Holt", "chief executive"),
+            ("P108", "Maren Holt", "Orlin Foods")} <= got
+    # a chair need not be employed by the board she chairs
+    got = facts(extractor, "Orlin Foods was sold. Its chair, Maren Holt, said the deal was fair.")
+    assert ("P488", "Orlin Foods", "Maren Holt") in got and ("P39", "Maren Holt", "chair") in got
+    assert "P108" not in {r for r, h, t in got}
+    # a player is a team's member, and holds no position there
+    got = facts(extractor, "Calder City have signed striker Ade Bello from Rovers.")
+    assert not {r for r, h, t in got} & {"P39", "P108"}
 
 
 def test_organisation_noun_before_a_position(extractor):
