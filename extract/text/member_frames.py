@@ -166,7 +166,8 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
     """"Hawks: Liam Rewiti; Sione Tapueluelu, Aaron Crene, ... Reserves: Nathan Fifita, ...": a
     match report's team sheet names the players of a team (``P54``). A sentence is one when it
     opens on a team's name (or "Reserves", which goes on with the last team) and a colon, then
-    lists four or more people, separated by commas or semicolons, each perhaps marked "(c)".
+    lists four or more people, separated by commas or semicolons, each perhaps marked "(c)" or
+    followed by the substitute who replaced them and the minute ("Moreau (Lindqvist 63)").
     Returns the players' names and the team the next sentence may go on with (a "Reserves:"
     list right after it); any other sentence ends the sheet."""
     tokens = [t for t in sentence if not t.is_space]
@@ -179,9 +180,14 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
         owner = mentions.name(first.i)
     else:
         return [], None
-    players, expect_name, skipping = [], True, False
+    players, expect_name, skipping, bracket = [], True, False, False
     for t in tokens[2:]:
-        if t.text in (",", ";") and (not expect_name or skipping):
+        if bracket or t.text == "(" and not expect_name:
+            # "Moreau (Lindqvist 63)": a substitute who came on, and the minute; "(c)", "(capt)"
+            bracket = t.text != ")"
+            if t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
+                players.append(mentions.name(t.i))
+        elif t.text in (",", ";") and (not expect_name or skipping):
             expect_name, skipping = True, False
         elif skipping or not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
             continue

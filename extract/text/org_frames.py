@@ -80,6 +80,9 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- what it is: "the insurer Brightwater Mutual", "the Japanese conglomerate Hoshida Holdings"
     frame("class-before-org", "the|a|an|by|from|, [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
     frame("class-before-org-first", "^ [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
+    # -- and after it: "Brightwater Mutual, the insurer," "Hoshida Holdings, a Japanese conglomerate, said"
+    frame("class-after-org", "{NAME:head} , a|an|the [ {NORP} ] [ {PLACE} ] +3 {WORD:role} ,|.|;|which|that|whose|said|has|is|based",
+          ("head", "@class", "role")),
     # -- who owns it: "Its largest shareholder is the investment firm Fjellstad Kapital"
     frame("largest-shareholder", "{OWNER:head} [ 's|’s ] largest|biggest|main|majority|principal|controlling|major "
           "shareholder|owner|investor be|is|remains [ now|still ] " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),

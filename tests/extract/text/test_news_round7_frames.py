@@ -1,0 +1,34 @@
+"""The seventh round of news frames (issue 17, part 3), written from the misses that the gold
+facts of heldout5 and heldout6 showed (``bench/news_gold/``): an organisation's class after
+its name, and the substitutes of a team sheet.
+
+Every sentence is made up for these tests (invented people, firms and places, not taken from
+the news corpus); every expected fact is written by hand from what the sentence says. Each
+frame has a sentence it must read and one it must not.
+"""
+
+from __future__ import annotations
+
+from frame_reading import extractor, sentence_facts as facts  # noqa: F401
+
+
+def test_class_after_an_organisation(extractor):
+    assert ("P31", "Talbrook Foods", "chain") in facts(
+        extractor, "Talbrook Foods, the frozen food chain, has bought a depot.")
+    # a person's apposition is a trade, never a class; the class must be an organisation's noun
+    got = facts(extractor, "Dana Pell, the dance teacher, has opened a studio.")
+    assert not any(r == "P31" for r, h, t in got)
+    got = facts(extractor, "Talbrook Foods, the family favourite, has bought a depot.")
+    assert ("P31", "Talbrook Foods", "favourite") not in got
+
+
+def test_team_sheet_with_substitutes(extractor):
+    got = facts(extractor, "Pellham Town: Garvey; Osei, Brandt (Mulligan 71), Tiernan, Vass; "
+                           "Krol (c), Duffy (Nakamura 58, Abbott 80), Rourke.")
+    players = {h for r, h, t in got if r == "P54" and t == "Pellham Town"}
+    # the starters, and each substitute who came on; no minute, no "(c)"
+    assert players == {"Garvey", "Osei", "Brandt", "Mulligan", "Tiernan", "Vass", "Krol", "Duffy",
+                       "Nakamura", "Abbott", "Rourke"}
+    # a bracket after a name in running text is no sheet
+    got = facts(extractor, "Pellham Town beat Rovers (Garvey scored twice), Osei, Brandt and Vass watching.")
+    assert not any(r == "P54" for r, h, t in got)
