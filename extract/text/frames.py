@@ -52,6 +52,7 @@ KINDS = {
     "QUANTITY": ("QUANTITY",),          # an amount: "£14.6bn", "6,000"
     "WORK": ("WORK_OF_ART",),           # a title in quotes: "Cotton Street"
     "OWNER": NAMES + ("PRON", "POSS"),  # a name, or a pronoun for one: "its director", "the company's"
+    "POSS": ("POSS",),                  # a possessive pronoun standing for a name: "named X its chief executive"
     "WORD": None,                       # one plain (non-entity) token, captured as text
     "CLASS": None,                      # a run of plain tokens and CLASS_ENTITIES
 }

@@ -108,6 +108,12 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           "[ as ] [ the|a ] " + STATUS + " {ROLE:role} [ of|at|for [ the ] {SUBJ:org} ]", ("head", "@role", "role")),
     frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] " + HONORIFIC + " {NAME:head} "
           "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
+    # "appointed X as the new Chief Executive of the Y Board": the organisation named after the position
+    frame("appointed-as-of", "appoint|appointed|name|named|hire|hired|pick|picked|choose|chose " + HONORIFIC + " {NAME:head} "
+          "[ , ~14 , ] as [ its|their|the ] " + STATUS + " {ROLE:role} of|at [ the ] {NAME:org}", ("head", "@role", "role")),
+    # "Meridian Pictures has named X its new chief executive": no "as"
+    frame("named-its-role", "{SUBJ:org} ~4 appoint|appointed|name|named|make|made " + HONORIFIC + " {NAME:head} {POSS} "
+          + STATUS + " {ROLE:role}", ("head", "@role", "role")),
     # -- "X, who chairs Y", "X has led Y", "Y is run by X"
     frame("heads-org", "{SUBJ:head} [ , {QUANTITY} , ] [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}",
           ("head", "@verb", "org")),

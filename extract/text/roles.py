@@ -230,18 +230,20 @@ def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
     return [Span(doc, ent.start, ent.start + 1, label="OCCUPATION"), Span(doc, ent.start + 1, ent.end, label="NAME")]
 
 
-def _all_role_words(doc: Doc, ent: Span) -> bool:
-    """A NAME made of position words only: "Opposition", "Prime Minister"."""
-    i = ent.start
+def _all_role_words(doc: Doc, ent: Span, ending_in_head: bool = False) -> bool:
+    """A NAME made of position words only: "Opposition", "Prime Minister"; with
+    ``ending_in_head``, one whose last words are a position noun ("Chief Executive", not
+    "Opposition")."""
+    i, head_last = ent.start, False
     while i < ent.end:
         stop = _head_at(doc, i, ent.end)
         if stop > i:
-            i = stop
+            i, head_last = stop, True
         elif _modifier(doc[i]) and doc[i].lower_ != "-":
-            i += 1
+            i, head_last = i + 1, False
         else:
             return False
-    return True
+    return head_last or not ending_in_head
 
 
 def _role_spans(doc: Doc, kept: list[Span]) -> list[Span]:
@@ -317,8 +319,8 @@ def news_spans(doc: Doc) -> Doc:
     for ent in doc.ents:
         if ent.label_ != "NAME":
             kept.append(ent)
-        elif _all_role_words(doc, ent) and _head_at(doc, ent.end - 1, ent.end) > ent.end - 1:
-            roles.append(Span(doc, ent.start, ent.end, label="ROLE"))  # "the Prime Minister"
+        elif _all_role_words(doc, ent, ending_in_head=True):
+            roles.append(Span(doc, ent.start, ent.end, label="ROLE"))  # "the Prime Minister", "the new Chief Executive"
         elif (parts := _person_of_split(doc, ent) or _nationality_split(doc, ent)
               or _occupation_split(doc, ent)) is not None:
             kept += parts

@@ -32,3 +32,22 @@ def test_team_sheet_with_substitutes(extractor):
     # a bracket after a name in running text is no sheet
     got = facts(extractor, "Pellham Town beat Rovers (Garvey scored twice), Osei, Brandt and Vass watching.")
     assert not any(r == "P54" for r, h, t in got)
+
+
+def test_appointed_as_the_position_of_an_organisation(extractor):
+    got = facts(extractor, "The board has appointed Mr Tobi Adeyemi as the new Chief Executive of the Harlow Grain Board.")
+    assert {("P169", "Harlow Grain Board", "Tobi Adeyemi"), ("P39", "Tobi Adeyemi", "chief executive"),
+            ("P108", "Tobi Adeyemi", "Harlow Grain Board")} <= got
+    # a capitalised position is no person: "Chief Executive" works nowhere
+    assert not any(h == "Chief Executive" for r, h, t in got)
+    got = facts(extractor, "The board has appointed Mr Tobi Adeyemi as the new coach of the year.")
+    assert not any(r in ("P286", "P108") for r, h, t in got)
+
+
+def test_named_its_position(extractor):
+    got = facts(extractor, "Calloway Foods Ltd has named Petra Lund its new chief executive.")
+    assert {("P169", "Calloway Foods Ltd", "Petra Lund"), ("P108", "Petra Lund", "Calloway Foods Ltd")} <= got
+    # no position after "its": nothing; another's possessive is not the subject's position
+    assert facts(extractor, "Calloway Foods Ltd has named Petra Lund its best employee.") == set()
+    got = facts(extractor, "Calloway Foods Ltd named Petra Lund Tallow Rovers' new coach.")
+    assert not any(r in ("P286", "P108") and "Calloway" in h + t for r, h, t in got)
