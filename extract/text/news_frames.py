@@ -141,6 +141,14 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("students-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} students|pupils",
           ("head", "P2196", "n")),
     frame("population", "{SUBJ:head} ~8 population of " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1082", "n")),
+    # -- a person's age as the report gives it: "Gareth Pugh, 71, from", "Ana Ruiz (34)", "a 49-year-old
+    # former nurse", "who has died aged 84", "at the age of 74" (P3629; ``plausible``: a whole number under 120)
+    frame("name-age", "{NAME:head} , [ aged ] {QUANTITY:age} ,|.|;|and|who|from|of", ("head", "P3629", "age")),
+    frame("name-age-bracket", "{NAME:head} ( [ aged ] {QUANTITY:age} )", ("head", "P3629", "age")),
+    frame("name-year-old", "{NAME:head} , a|an|the {QUANTITY:age} - year - old", ("head", "P3629", "age")),
+    frame("year-old-name", "the|a|an {QUANTITY:age} - year - old " + STATUS + " [ {NORP} ] [ {POSITION} ] {NAME:head}",
+          ("head", "P3629", "age")),
+    frame("died-aged", "{SUBJ:head} [ , who ] [ has|had ] die|died|dies ~6 aged|age [ of ] {QUANTITY:age}", ("head", "P3629", "age")),
     frame("revenue", "{SUBJ:head} ~6 revenue|revenues|turnover|sales of ~2 {QUANTITY:n}", ("head", "P2139", "n")),
     frame("cost", "{SUBJ:head} [ , ~12 , ] [ will|would|could|be ] [ expected|estimated|likely|set|due ] [ to ] "
           "cost|costs " + APPROX + " ~1 {QUANTITY:n}", ("head", "P2130", "n")),
@@ -339,6 +347,9 @@ def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
         return kind == "person" and mentions.kind(triple.tail) not in ("organization", "person")
     if triple.relation in ("P27", "P19", "P569", "P102", "P768", "P413", "P54", "P106", "P108"):  # "X, signed from Y"
         return kind == "person"
+    if triple.relation == "P3629":  # "Hawks, 24, ..." is a score; an age is a person's whole number of years
+        return kind == "person" and triple.tail.isdigit() and 0 < int(triple.tail) < 120 \
+            and not {w.lower() for w in triple.head.split()} & word_set("org_words")  # "Harlow Foods Ltd, 45,"
     if kind == "person":
         return False
     if triple.relation == "P571":  # "opened on 14 March": a date without a year is no inception

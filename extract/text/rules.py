@@ -57,7 +57,7 @@ LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "
                           "divisie", "championship", "premiership"})
 # Facts that only a person has.
 PERSON_FACTS = frozenset({"P569", "P570", "P19", "P20", "P27", "P106", "P26", "P69", "P108", "P54", "P39",
-                          "P551", "P40", "P22", "P25", "P3373", "P102", "P768", "P413"})
+                          "P551", "P40", "P22", "P25", "P3373", "P102", "P768", "P413", "P3629"})
 # Positions that, named without an organisation in a story about one ("Chief executive X said",
 # "Founder X"), are that organisation's; of the heads, only a managing director.
 STORY_ROLES = frozenset({"chief_executive", "chair", "founder", "head"})

@@ -51,3 +51,22 @@ def test_named_its_position(extractor):
     assert facts(extractor, "Calloway Foods Ltd has named Petra Lund its best employee.") == set()
     got = facts(extractor, "Calloway Foods Ltd named Petra Lund Tallow Rovers' new coach.")
     assert not any(r in ("P286", "P108") and "Calloway" in h + t for r, h, t in got)
+
+
+def test_a_persons_age(extractor):
+    # P3629 (age at event): the age the report gives, as a whole number of years
+    cases = {
+        "Pensioner Gareth Pugh, 71, from Ebbw Vale, has waited a year.": ("Gareth Pugh", "71"),
+        "Dr Ana Ruiz, a 49-year-old former nurse, said so.": ("Ana Ruiz", "49"),
+        "The 52-year-old nurse Ana Ruiz said so.": ("Ana Ruiz", "52"),
+        "Ana Ruiz (34) was fined.": ("Ana Ruiz", "34"),
+        "Ana Ruiz has died aged 84 in Lagos.": ("Ana Ruiz", "84"),
+        "Mr Kofi Owusu, aged 58, is a native of Kumasi.": ("Kofi Owusu", "58"),
+        "Tom Bell, who died in 1968 at the age of 74, was a painter.": ("Tom Bell", "74"),
+    }
+    for sentence, (person, age) in cases.items():
+        assert ("P3629", person, age) in facts(extractor, sentence), sentence
+    # a firm's head count, a year, a score: no age
+    for sentence in ("Harlow Foods Ltd, 1,200, said so.", "Ana Ruiz, 2019, won the cup.",
+                     "Harlow Foods Ltd, 45, was sold.", "Ana Ruiz scored 21 points."):
+        assert not any(r == "P3629" for r, h, t in facts(extractor, sentence)), sentence
