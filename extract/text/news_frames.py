@@ -220,9 +220,10 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         elif is_event(prize) or prize.split()[-1].lower() in EVENT_WORDS:
             out.append(make(prize, "P1346", name, "event", "person" if person else ""))
         return out
-    if relation == "@class":  # "the Japanese conglomerate Hoshida Holdings": an organisation's class
+    if relation in ("@class", "@country"):  # "the Japanese conglomerate Hoshida Holdings", "Spain's largest lender"
         if role is not None and role[0] in org_nouns():
-            out.append(make(name, "P31", role[0], "organization", "class"))
+            out.append(make(name, "P31", role[0], "organization", "class") if relation == "@class"
+                       else make(name, "P17", org[0], "organization", "place"))
         return out
     if relation in ("@party", "@seat", "@league", "@of", "@employer"):
         return member_facts(relation, head, role, org, person, make)

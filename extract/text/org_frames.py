@@ -23,7 +23,10 @@ APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than
 # none that may name a person too ("the property developer", "the record producer").
 ORG_NOUNS = ("company|group|firm|maker|manufacturer|bank|chain|giant|operator|insurer|airline|carrier|retailer|"
              "supermarket|utility|broadcaster|conglomerate|fund|lender|housebuilder|brewer|carmaker|"
-             "consultancy|agency|charity|start-up|startup|distributor|brokerage|label|band|club|publisher")
+             "consultancy|agency|charity|start-up|startup|distributor|brokerage|label|band|club|publisher|"
+             "brand|nonprofit|union|press|syndicate|studio")
+# What may stand between a place and the class noun: "the Perth-based miner", "Singapore-listed".
+PLACED = "[ {PLACE} [ - based|listed|owned|headquartered|registered ] ]"
 
 FACILITY_END = ",|.|;|has|have|had|is|was|will|said|which|where|on|and|for"
 
@@ -78,8 +81,12 @@ ORG_FRAMES: tuple[Frame, ...] = (
     frame("has-headquarters", "{SUBJ:head} ~6 has|have|had its|their headquarters|base|head office in|at [ the ] {PLACE:place}",
           ("head", "P159", "place")),
     # -- what it is: "the insurer Brightwater Mutual", "the Japanese conglomerate Hoshida Holdings"
-    frame("class-before-org", "the|a|an|by|from|, [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
-    frame("class-before-org-first", "^ [ {NORP} ] [ {PLACE} ] +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
+    frame("class-before-org", "the|a|an|by|from|,|—|-|at|for [ {NORP} ] " + PLACED + " +2 {WORD:role} {NAME:head}",
+          ("head", "@class", "role")),
+    frame("class-before-org-first", "^ [ {NORP} ] " + PLACED + " +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
+    # -- "Banco Levantino, Spain's sixth-largest lender": its country and what it is
+    frame("org-country-largest", "{NAME:head} , {COUNTRY:country} 's|’s ~3 {WORD:role} ,|.|;|by|with|which|and",
+          ("head", "@class", "role"), ("head", "@country", "country")),
     # -- and after it: "Brightwater Mutual, the insurer," "Hoshida Holdings, a Japanese conglomerate, said"
     frame("class-after-org", "{NAME:head} , a|an|the [ {NORP} ] [ {PLACE} ] +3 {WORD:role} ,|.|;|which|that|whose|said|has|is|based",
           ("head", "@class", "role")),

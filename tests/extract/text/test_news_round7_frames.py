@@ -70,3 +70,22 @@ def test_a_persons_age(extractor):
     for sentence in ("Harlow Foods Ltd, 1,200, said so.", "Ana Ruiz, 2019, won the cup.",
                      "Harlow Foods Ltd, 45, was sold.", "Ana Ruiz scored 21 points."):
         assert not any(r == "P3629" for r, h, t in facts(extractor, sentence)), sentence
+
+
+def test_class_before_an_organisation_after_a_place(extractor):
+    assert ("P31", "Orchid Peak Holdings", "group") in facts(
+        extractor, "Singapore-listed property group Orchid Peak Holdings has agreed to buy a tower.")
+    got = facts(extractor, "OSLO — Danish carrier Vestavind Air cancelled 300 flights.")
+    assert {("P31", "Vestavind Air", "carrier"), ("P17", "Vestavind Air", "Denmark")} <= got
+    assert ("P31", "Breathe Easy Gulf", "nonprofit") in facts(
+        extractor, "Volunteers from local nonprofit Breathe Easy Gulf will help.")
+    # a noun that may name a person says nothing of the name after it
+    got = facts(extractor, "Perth-based teacher Kestrel Dunn has won a prize.")
+    assert not any(r == "P31" for r, h, t in got)
+
+
+def test_a_countrys_largest(extractor):
+    got = facts(extractor, "Banco Meridional, Spain's sixth-largest lender by assets, reported a rise.")
+    assert {("P17", "Banco Meridional", "Spain"), ("P31", "Banco Meridional", "lender")} <= got
+    # a person is no country's lender; a superlative that is no organisation's noun says nothing
+    assert facts(extractor, "Tom Reilly, Ireland's best goalkeeper, retired.") == set()
