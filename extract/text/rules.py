@@ -26,6 +26,7 @@ from extract.text.coref import Mentions, common_word
 from extract.text.frame_checks import (ENTITY_REF as _ENTITY_REF, after_article, after_at, after_preposition,
                                        after_rank, head_ends, in_name_list, opening_common_word, owned_role,
                                        placed_after)
+from extract.text.opening import document_subject, title_case_headline
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.member_frames import MEMBER_FRAMES, description_facts, team_sheet
@@ -72,16 +73,6 @@ KIND_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC
                  "OCCUPATION": "occupation", "NORP": "place", "WORK_OF_ART": "work", "CLASS": "class"}
 
 
-def document_subject(doc: Doc) -> Span | None:
-    """The first name of the document's first sentence: what its pronouns most likely mean."""
-    for sentence in doc.sents:
-        for ent in sentence.ents:
-            if ent.label_ in NAME_LABELS:
-                return ent
-        return None
-    return None
-
-
 class RulesExtractor:
     """Facts from frame patterns; see ``extract.text.frames`` for the frames themselves.
 
@@ -105,7 +96,10 @@ class RulesExtractor:
         found: list[Triple] = []
         phrases: list[tuple[Triple, ClassPhrase]] = []  # a head and what its class phrase says
         team, sheets = None, []  # the team of the last team sheet ("Reserves: ..." goes on with it), its players
+        headline = title_case_headline(doc)
         for sentence, passage in sentences:
+            if headline is not None and sentence.start == headline.start:
+                continue  # its capitals glue words into names (``headline``)
             line, starts, tokens = signature_parts(sentence, mentions)
             here: list[Triple] = []
             for frame in ALL_FRAMES:
