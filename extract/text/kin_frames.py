@@ -44,6 +44,8 @@ KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS
           ("head", "P551", "place")),
     frame("lives-in", "{SUBJ:head} [ , who ] [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
           ("head", "P551", "place")),
+    # "Moore, from Geelong, began the day"
+    frame("name-from", "{NAME:head} , [ {QUANTITY} , ] from {PLACE:place} ,", ("head", "P551", "place")),
     frame("described-from", "{NAME:head} , [ {QUANTITY} , ] a|an +3 [ {POSITION} ] from {PLACE:place} "
           + RESIDENCE_END, ("head", "P551", "place")),
     # "Marsters, whose wife, Jess, is from Chesterfield"

@@ -136,6 +136,9 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("apposition-class", "{NAME:head} , the|a|an {CLASS:class} ,|.|;|which|that|said", ("head", "P31", "class")),
     # -- amounts
     frame("employs", "{SUBJ:head} ~8 employ|employs|employed|employing " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
+    # "Kestrel, which was founded in 1994 as a gold explorer and now employs about 2,300 people"
+    frame("which-and-employs", "{SUBJ:head} , which|that ~16 and [ now|currently|still ] employ|employs " + APPROX
+          + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
     frame("staff-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} employees|staff|workers",
           ("head", "P1128", "n")),
     frame("students-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} students|pupils",

@@ -42,7 +42,10 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- "The band, formed in 2012 by Maggie Darrow and drummer Luke Pruitt," "X, founded in 1901 by Y,"
     frame("founded-participle", "{SUBJ:head} , founded|formed|established|set ~4 by " + DESCRIBED + " {NAME:founder}",
           ("head", "P112", "founder"), lists=("founder",)),
-    frame("founded-participle-in", "{SUBJ:head} , founded|formed|established|built|opened|completed in {DATE:date}",
+    frame("founded-participle-in", "{SUBJ:head} , [ which|that be ] founded|formed|established|built|opened|completed "
+          "[ as *4 ] [ by ~6 ] in {DATE:date}", ("head", "P571", "date")),
+    # -- "Nowa Wspólnota, a centrist movement founded in 2021"
+    frame("described-founded-in", "{NAME:head} , a|an|the +4 founded|formed|established|launched in {DATE:date}",
           ("head", "P571", "date")),
     # -- "The Vanderhaeghens, who founded the private bank Vanderhaeghen & Cie in Antwerp in 1921"
     frame("founded-org-in", "{SUBJ} [ , who|which ] [ has|had ] founded|co-founded|established|started|launched "

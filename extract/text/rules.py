@@ -52,7 +52,7 @@ ADJECTIVE_ORGS = frozenset({"org-occupation-name"})
 # Frames whose head is a name standing free, not the object of a locative preposition
 # (``frame_checks.after_preposition``): "at Drexel University, a poet" is not about the
 # university, and "In Norland, the opposition ..." not about Norland.
-FREE_HEADS = frozenset({"apposition-occupation", "apposition-class", "operated-by"})
+FREE_HEADS = frozenset({"apposition-occupation", "apposition-class", "operated-by", "founded-participle-in"})
 # A P54 tail that is a league, not a team: "Algerian Ligue 2".
 LEAGUE_WORDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "serie",
                           "divisie", "championship", "premiership"})

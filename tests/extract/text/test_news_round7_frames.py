@@ -89,3 +89,22 @@ def test_a_countrys_largest(extractor):
     assert {("P17", "Banco Meridional", "Spain"), ("P31", "Banco Meridional", "lender")} <= got
     # a person is no country's lender; a superlative that is no organisation's noun says nothing
     assert facts(extractor, "Tom Reilly, Ireland's best goalkeeper, retired.") == set()
+
+
+def test_founded_as_and_a_relative_clause_that_employs(extractor):
+    assert ("P571", "Kingsmere", "1894") in facts(
+        extractor, "Kingsmere, founded as a technical college in 1894, has 24,000 students.")
+    got = facts(extractor, "Torvald Mining, which was founded in 1994 as a gold explorer and now employs about "
+                           "2,300 people across the region, made a profit.")
+    assert {("P1128", "Torvald Mining", "2,300"), ("P571", "Torvald Mining", "1994")} <= got
+    # a place after a preposition is not what was founded: "X in Minneapolis, opened in 1979"
+    got = facts(extractor, "The Orpheum Theatre in Minneapolis, opened in 1979, is closing.")
+    assert ("P571", "Minneapolis", "1979") not in got
+
+
+def test_a_person_from_a_place(extractor):
+    text = "Lachlan Moore won the title. Moore, from Geelong, began the day two shots behind."
+    assert ("P551", "Lachlan Moore", "Geelong") in facts(extractor, text)
+    # a team is no residence
+    got = facts(extractor, "Lachlan Moore won the title. Moore, from the Hawks, began the day.")
+    assert not any(r == "P551" for r, h, t in got)
