@@ -46,7 +46,7 @@ import re
 
 from spacy.tokens import Doc, Span
 
-from extract.text.opening import title_case_headline
+from extract.text.opening import dateline, title_case_headline
 from extract.text.lexicons import cities, english_words, lemma_table, one_english_word
 from extract.text.name_kinds import (LOCATIVE, NAME_KINDS, apposition, attached_role, before_role, definite,
                                      evidence, named_after, person_description, person_shaped, role_words)
@@ -234,7 +234,7 @@ class Mentions:
         "the" before it, and not a headline's common word such as "Bakery"): what the story is about."""
         headline = title_case_headline(self.doc)  # its capitals glue words into one long name
         for sentence in [s for s in self.doc.sents if headline is None or s.start != headline.start][:3]:
-            for token in sentence:
+            for token in [t for t in sentence if t.i not in dateline(sentence)]:  # "TOKYO —" is no firm
                 if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not (
                         token.i == _first_word(sentence) and one_english_word(token.text)):
                     name = self.name(token.i)

@@ -1,7 +1,8 @@
 """How a document opens: its subject, and a headline in title case.
 
 ``document_subject`` is the first name of the first sentence: what the document's pronouns most
-likely mean.
+likely mean. ``dateline`` is the place and agency that wire copy opens a story with ("MEXICO
+CITY (AP) —", "TOKYO —"): a place, not what the story is about.
 
 A headline in title case: "Meridian Pictures Taps Streaming Exec Dana Whitford".
 
@@ -65,3 +66,17 @@ def document_subject(doc: Doc) -> Span | None:
                 return ent
         return None
     return None
+
+
+DASHES = frozenset({"—", "–", "-"})
+
+
+def dateline(sentence: Span) -> set[int]:
+    """The token indices of a wire story's dateline at the start of ``sentence``: the words
+    before the first dash when the sentence opens on a word in capitals ("RIVERTON, Ohio —",
+    "WASHINGTON (AP) —"); an empty set when it has none."""
+    tokens = [t for t in sentence if not t.is_space]
+    if not tokens or not (tokens[0].text.isupper() and sum(c.isalpha() for c in tokens[0].text) > 1):
+        return set()
+    dash = next((k for k, t in enumerate(tokens[:12]) if t.text in DASHES), None)
+    return {t.i for t in tokens[:dash]} if dash else set()

@@ -31,3 +31,16 @@ def test_a_title_case_headline_gives_no_name_and_no_subject(extractor):
     got = {(t.relation, t.head, t.tail) for t in extractor.extract_sentences(doc, [(s, "p") for s in doc.sents])}
     assert ("P169", "Calloway Pictures", "Petra Lund") in got
     assert not any("Taps" in h + t for r, h, t in got)
+
+
+def test_a_dateline_is_no_lead_organisation(extractor):
+    from extract.text.coref import Mentions
+    from extract.text.opening import dateline
+
+    text = ("Calloway recalls 4,000 vans\n\nOSLO (AP) — Calloway Motor Group said on Monday it would "
+            "recall 4,000 vans. Chief executive Petra Lund said the fault was rare.")
+    doc = extractor.nlp(text)
+    sentences = list(doc.sents)
+    assert {doc[i].text for i in dateline(sentences[1])} >= {"OSLO", "AP"}
+    assert dateline(sentences[2]) == set()  # no capitals, no dateline
+    assert Mentions(doc, document_subject(doc)).lead == "Calloway Motor Group"
