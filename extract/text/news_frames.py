@@ -122,6 +122,11 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
           ("head", "@join", "org")),
     frame("signed-from", "{SUBJ:head} ~6 sign|signed from [ the ] {NAME:team}", ("head", "P54", "team")),
+    # "X left for English League Two side Halstead Town", "joined from Swedish side Y", "a transfer to
+    # Portuguese champions Y": a team named after a team's noun
+    frame("moved-to-side", "{SUBJ:head} ~8 transfer|move|moved|moves|switch|left|leaves|joined|joins|signed|signs|arrived|"
+          "returned|returns to|for|from [ the ] [ {NORP} ] [ {NAME} ] [ +2 ] side|club|champions|outfit {NAME:team}",
+          ("head", "P54", "team")),
     # "The Lakers traded veteran defenceman X to the Calgary Stampeders": a player of both teams
     frame("traded-to", "{SUBJ:team} [ have|has|had ] traded|trade|dealt|deal " + STATUS + " [ {ROLE} ] {NAME:head} to [ the ] "
           "{NAME:other}", ("head", "P54", "team"), ("head", "P54", "other")),
@@ -319,7 +324,8 @@ def position_at(name: str, role: tuple[str, str] | None, category: str, org: str
     are three questions a reader can answer from the sentence, and two independent annotators
     of the news gold wrote all three (``bench/news_gold/``)."""
     out = []
-    if role is not None and role[1] == "ROLE" and category in ("chief_executive", "chair", "head", "coach", "staff"):
+    if role is not None and category in ("chief_executive", "chair", "head", "coach", "staff") \
+            and (role[1] == "ROLE" or category != "staff"):  # "Stampeders coach X"; not "Google engineer X"
         out.append(make(name, "P39", position_name(role[0]), "person", "position"))
     if category in EMPLOYED and category != "staff":   # staff: the caller's fact is P108 already
         out.append(make(name, "P108", org, "person", "organization"))

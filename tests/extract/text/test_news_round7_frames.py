@@ -108,3 +108,21 @@ def test_a_person_from_a_place(extractor):
     # a team is no residence
     got = facts(extractor, "Lachlan Moore won the title. Moore, from the Hawks, began the day.")
     assert not any(r == "P551" for r, h, t in got)
+
+
+def test_a_coach_at_a_team_holds_the_position(extractor):
+    got = facts(extractor, "Stampeders coach Brian Kowal said Boudreau would play.")
+    assert {("P286", "Stampeders", "Brian Kowal"), ("P39", "Brian Kowal", "coach")} <= got
+    # an occupation at a firm is a trade and an employer, no position held
+    got = facts(extractor, "Google engineer Brian Kowal said it works.")
+    assert ("P108", "Brian Kowal", "Google") in got and not any(r == "P39" for r, h, t in got)
+
+
+def test_moved_to_a_team_named_after_its_noun(extractor):
+    assert ("P54", "Liam Kerr", "Halstead Town") in facts(
+        extractor, "Top scorer Liam Kerr left for English League Two side Halstead Town in the summer.")
+    assert ("P54", "Ada Obi", "Kalmar Sodra") in facts(
+        extractor, "The forward Ada Obi, who joined from Swedish side Kalmar Sodra in the summer, scored.")
+    # no team's noun, or no name after it: no team
+    assert facts(extractor, "Tom Pike left for a club in Leeds.") == set()
+    assert not any(r == "P54" for r, h, t in facts(extractor, "Ana Obi moved to the side of the Thames."))
