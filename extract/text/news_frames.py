@@ -178,7 +178,9 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           "qualified|obtain|obtained|gain|gained|take|took *8 at|from [ the ] {NAME:school}",
           ("head", "@school", "school"), lists=("school",)),
     frame("spouse-possessive", "{OWNER:head} [ 's|’s ] husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
-    frame("nationality-name", "by|the|and|, {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
+    frame("nationality-name", "by|the|and|,|with|beat|beating|to|from|against|alongside|behind|over {NORP:nationality} "
+          "{NAME:head}", ("head", "P27", "nationality")),
+    frame("nationality-name-first", "^ {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
     # "Kenyan runner Faith Chepkoech", "another Kenyan, Mary Wanjiru", "Ethiopia's Tigist Alemu"
     frame("nationality-word-name", "{NORP:nationality} " + PEOPLE_NOUNS + " {NAME:head}", ("head", "P27", "nationality")),
     frame("country-word-name", "{COUNTRY:nationality} " + PEOPLE_NOUNS + "|{POSITION} {NAME:head}",

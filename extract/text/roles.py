@@ -138,11 +138,15 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
 
 def _nationality_split(doc: Doc, ent: Span) -> list[Span] | None:
     """"won by Ugandan Joshua Kiprotich": a nationality glued to a person's two or three words, after
-    a word that a person's name follows ("a Dutch Golden Age painter" is no person)."""
+    a word that a person's name follows, or at a sentence's start where the words are not all
+    English words ("American Jake Donnelly shared third", not "British Gas Trading"; "a Dutch
+    Golden Age painter" is no person)."""
     rest = doc[ent.start + 1:ent.end]
     before = doc[ent.start - 1].lower_ if ent.start > 0 else ""
     if doc[ent.start].lower_ not in demonym_countries() or not 2 <= len(rest) <= 3 \
             or before not in ("by", "and", ",", "with", "beat", "beating", "to", "from", "against") \
+            and not ((before in ("alongside", "behind", "over") or opens_sentence(doc[ent.start]))
+                     and not all(t.lower_ in english_words() for t in rest)) \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

@@ -126,3 +126,13 @@ def test_moved_to_a_team_named_after_its_noun(extractor):
     # no team's noun, or no name after it: no team
     assert facts(extractor, "Tom Pike left for a club in Leeds.") == set()
     assert not any(r == "P54" for r, h, t in facts(extractor, "Ana Obi moved to the side of the Thames."))
+
+
+def test_a_nationality_before_a_name(extractor):
+    assert ("P27", "Jake Donnelly", "United States") in facts(
+        extractor, "American Jake Donnelly shared third place on 15 under.")
+    assert ("P27", "Jack Morris", "Australia") in facts(
+        extractor, "Te Whata will helm the boat alongside Australian Jack Morris.")
+    # an organisation whose words are all English words is no person
+    for sentence in ("British Rail Freight raised prices.", "American Airlines cancelled flights."):
+        assert not any(r == "P27" for r, h, t in facts(extractor, sentence)), sentence
