@@ -39,7 +39,17 @@ def _kin_frame(noun: str) -> Frame:
                  + " {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
 
 
-KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS) + (
+# Kin nouns in the plural, each name of the list after them a relative: "his daughters, Grace and Ruth".
+KIN_PLURALS = {"sons": "P40", "daughters": "P40", "children": "P40", "brothers": "P3373", "sisters": "P3373"}
+
+
+def _kin_list_frame(noun: str) -> Frame:
+    return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] [ two|three|four|five|six ] " + noun + " [ , ] " + HONORIFIC
+                 + " {NAME:kin}", ("head", KIN_PLURALS[noun], "kin"), lists=("kin",))
+
+
+KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS) \
+    + tuple(_kin_list_frame(noun) for noun in KIN_PLURALS) + (
     frame("residence-age", "{NAME:head} , {QUANTITY} , of|from [ *4 {NAME} , ] {PLACE:place} " + RESIDENCE_END,
           ("head", "P551", "place")),
     frame("lives-in", "{SUBJ:head} [ , who ] [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",

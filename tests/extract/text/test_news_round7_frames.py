@@ -136,3 +136,12 @@ def test_a_nationality_before_a_name(extractor):
     # an organisation whose words are all English words is no person
     for sentence in ("British Rail Freight raised prices.", "American Airlines cancelled flights."):
         assert not any(r == "P27" for r, h, t in facts(extractor, sentence)), sentence
+
+
+def test_relatives_listed_after_a_plural(extractor):
+    got = facts(extractor, "Tom Pike died on Monday. He leaves his daughters, Grace and Ruth.")
+    assert {("P40", "Tom Pike", "Grace"), ("P40", "Tom Pike", "Ruth")} <= got
+    got = facts(extractor, "Ana Pike thanked her sisters, Jo, Meg and Amy, for their help.")
+    assert {t for r, h, t in got if r == "P3373" and h == "Ana Pike"} == {"Jo", "Meg", "Amy"}
+    # the names after a plural that no possessive owns are no relatives
+    assert facts(extractor, "Tom Pike and his sons run the farm with Ann Lee and Bob Stone.") == set()
