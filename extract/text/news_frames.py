@@ -327,7 +327,8 @@ def position_at(name: str, role: tuple[str, str] | None, category: str, org: str
     of the news gold wrote all three (``bench/news_gold/``)."""
     out = []
     if role is not None and category in ("chief_executive", "chair", "head", "coach", "staff") \
-            and (role[1] == "ROLE" or category != "staff"):  # "Stampeders coach X"; not "Google engineer X"
+            and (category != "staff" or role[1] == "ROLE" and len(position_name(role[0]).split()) > 1):
+        # "Stampeders coach X", "the finance director"; not "Google engineer X" or a lone "analyst" (``bare_position``)
         out.append(make(name, "P39", position_name(role[0]), "person", "position"))
     if category in EMPLOYED and category != "staff":   # staff: the caller's fact is P108 already
         out.append(make(name, "P108", org, "person", "organization"))
