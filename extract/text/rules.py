@@ -30,7 +30,7 @@ from extract.text.opening import document_subject, title_case_headline
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
 from extract.text.member_frames import MEMBER_FRAMES, description_facts, team_sheet
-from extract.text.news_frames import NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
+from extract.text.news_frames import KIN, NEWS_FRAMES, VERB_ROLES, drop_general_positions, plausible, role_facts
 from extract.text.lexicons import cities, one_english_word, tail_types
 from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliases, demonym_countries, load_pipeline, sport_names
 from extract.text.normalize import display_name
@@ -342,7 +342,7 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
     """Facts that depend on what a head is, decided with the whole document read."""
     persons = {t.head for t in found if t.relation in PERSON_FACTS} | {
         t.head for t, _ in phrases if t.head in named_persons}
-    persons |= {t.head for t, p in phrases if p.person}
+    persons |= {t.head for t, p in phrases if p.person} | {t.tail for t in found if t.relation in KIN}  # "father, Steve,"
     persons |= {h for h in {t.head for t in found} | {t.head for t, _ in phrases} if _part_of_any(h, persons)}
     out = list(found)
     for base, phrase in phrases:

@@ -145,3 +145,10 @@ def test_relatives_listed_after_a_plural(extractor):
     assert {t for r, h, t in got if r == "P3373" and h == "Ana Pike"} == {"Jo", "Meg", "Amy"}
     # the names after a plural that no possessive owns are no relatives
     assert facts(extractor, "Tom Pike and his sons run the farm with Ann Lee and Bob Stone.") == set()
+
+
+def test_a_relative_is_a_person_whose_apposition_is_a_trade(extractor):
+    got = facts(extractor, "Lachlan Moore won. Moore's father, Steve, a greenkeeper at a course in Victoria, "
+                           "caddied for him.")
+    assert {("P22", "Lachlan Moore", "Steve"), ("P106", "Steve", "greenkeeper")} <= got
+    assert ("P31", "Steve", "greenkeeper") not in got
