@@ -113,7 +113,9 @@ def test_injection_reaches_the_target_and_is_cached(store, graph, cache_dir):
 # argmax near a threshold differs between CPUs). So: a setup strong enough to be far from any
 # threshold (a high learning rate), and the mean answer probability (per-token geometric mean,
 # teacher-forced, read back with Cypher) of the forget edge falling below a quarter of its value.
-STRONG = dict(epochs=10, lr=3e-3, batch_size=4)
+# Ten epochs were not far enough from it: on one machine GD ended at 0.30 of 0.99 and KL at 0.240
+# (the line is 0.248). With twenty, every method ends below 0.001 there, 250 times under the line.
+STRONG = dict(epochs=20, lr=3e-3, batch_size=4)
 
 
 @pytest.mark.parametrize("method", ["ga", "gd", "kl", "dpo", "npo", "simnpo"])
