@@ -93,6 +93,9 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           + " ~1 {POSITION:role} of|at|for|with [ the|a|an ] [ +2 " + ORG_NOUNS + " ] {SUBJ:org}", ("head", "@role", "role")),
     frame("name-role", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;|in",
           ("head", "@role", "role")),
+    # "Her brother, Paul Kessler, is chief operating officer."
+    frame("name-is-role", "{NAME:head} [ , ] [ ~6 , ] is|was [ now|also|currently ] [ the|its|their ] " + STATUS
+          + " {ROLE:role} .|;|and", ("head", "@role", "role")),
     # "a charity, Rushmere Libraries Trust, whose chief executive, Claire Hewitt, said"
     # "Haynesworth's lawyer, Curtis Molloy": an occupation, said after a possessive
     frame("owner-occupation-name", "{OWNER} [ 's|’s|'|’ ] {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has|of",

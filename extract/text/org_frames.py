@@ -60,7 +60,7 @@ ORG_FRAMES: tuple[Frame, ...] = (
     frame("facility-in", "the {NAME:head} in [ the ] {PLACE:place} " + FACILITY_END, ("head", "P131", "place")),
     frame("facility-in-first", "^ {NAME:head} in [ the ] {PLACE:place} " + FACILITY_END, ("head", "P131", "place")),
     # -- the dateline of wire copy: "KOUROU, French Guiana (AP) —" (rules: the place title-cased)
-    frame("dateline", "^ {NAME:place} , {PLACE:region} [ , {PLACE} ] ( {NAME} ) —|–|-", ("place", "P131", "region")),
+    frame("dateline", "^ {NAME:place} , {PLACE:region} [ , {PLACE} ] [ ( {NAME} ) ] —|–|-", ("place", "P131", "region")),
     # -- what a named thing cost: "The £6.5 million Eastwick Hub"
     frame("cost-before-name", "the|a|an|its {QUANTITY:n} {NAME:head} ,|.|;|(|in|on|at|will|was|is|has|had|which|that|and",
           ("head", "P2130", "n")),

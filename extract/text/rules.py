@@ -261,8 +261,10 @@ class RulesExtractor:
         head_text, tail_text = display_name(head_text), display_name(tail_text)
         if not head_text or not tail_text or head_text.lower() == tail_text.lower():
             return None
-        if head_text.isupper() and len(head_text) > 4 and match.re is DATELINE:
-            head_text = head_text.title()  # "KOUROU, French Guiana (AP)"
+        if match.re is DATELINE:  # "KOUROU, French Guiana (AP) —", "BRADLEY FALLS, Tenn. —"; not "Glass Orchard, Lyceum —"
+            if not head_text.isupper() and "(" not in match.group(0):
+                return None
+            head_text = head_text.title() if head_text.isupper() and len(head_text) > 4 else head_text
         return Triple(head_text, relation, tail_text, passage, self.name,
                       KIND_OF_LABEL.get(head_label, ""), KIND_OF_LABEL.get(tail_label, ""), evidence)
 

@@ -1,0 +1,43 @@
+"""The eighth round of news frames (issue 17, part 3), written from the misses that the gold
+facts of heldout7 showed after its one measurement (``bench/news_gold/``): a position said with
+"is", wire datelines without an agency, playing positions of more sports, and status words that
+open a sentence.
+
+Every sentence is made up for these tests (invented people, firms and places, not taken from
+the news corpus); every expected fact is written by hand from what the sentence says. Each
+frame has a sentence it must read and one it must not.
+"""
+
+from __future__ import annotations
+
+from frame_reading import extractor, sentence_facts as facts  # noqa: F401
+
+
+def test_a_position_said_with_is(extractor):
+    assert ("P39", "Paul Kessler", "chief operating officer") in facts(
+        extractor, "Her brother, Paul Kessler, is chief operating officer.")
+    assert ("P39", "Tom Pike", "finance director") in facts(
+        extractor, "Tom Pike, who joined in 2010, is finance director.")
+    # a position that is not the subject's: nothing
+    assert facts(extractor, "Tom Pike said the chairman was happy.") == set()
+
+
+def test_a_dateline_without_an_agency(extractor):
+    assert ("P131", "Bradley Falls", "Tenn.") in facts(extractor, "BRADLEY FALLS, Tenn. — Chidi Okon lined a double.")
+    # a review's heading in title case is no dateline
+    assert facts(extractor, "Glass Orchard, Lyceum Playhouse — The play opens with a storm.") == set()
+
+
+def test_playing_positions_of_more_sports(extractor):
+    got = facts(extractor, "Riverhawks reliever Luis Arre worked two scoreless innings.")
+    assert {("P54", "Luis Arre", "Riverhawks"), ("P413", "Luis Arre", "reliever")} <= got
+    got = facts(extractor, "Comets coach Rebecca Lind moved goal attack Lesieli Tupu to the wing.")
+    assert ("P413", "Lesieli Tupu", "goal attack") in got
+    # a position word outside a team's sheet or a player's description says nothing
+    assert not any(r in ("P413", "P54") for r, h, t in facts(extractor, "The tight end of the budget was met."))
+
+
+def test_a_status_word_opening_a_sentence_is_no_name(extractor):
+    got = facts(extractor, "Uncapped Harwood pacer Rohan Shin has been named in the squad.")
+    assert ("P54", "Rohan Shin", "Harwood") in got
+    assert not any("Uncapped" in h + t for r, h, t in got)
