@@ -222,12 +222,13 @@ def opens_sentence(token) -> bool:
 
 
 def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
-    """"Novelist Miriam Okoye dies at 84", "Campaigner Robin Telfer rode in the cab": an occupation
-    (or a doer's noun) that starts a sentence is capitalised and glued to the person's two or
+    """"Novelist Miriam Okoye dies at 84", "Campaigner Robin Telfer rode in the cab", "Neighbour
+    Calum Morrison": an occupation (or a doer's noun, or a word such as "neighbour") that starts a sentence is capitalised and glued to the person's two or
     three words after it."""
     first = doc[ent.start]
     rest = doc[ent.start + 1:ent.end]
-    if not opens_sentence(first) or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)) or not 2 <= len(rest) <= 3 \
+    if not opens_sentence(first) or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)
+                                         or first.lower_ in NON_TRADES) or not 2 <= len(rest) <= 3 \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

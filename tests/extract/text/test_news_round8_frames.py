@@ -41,3 +41,10 @@ def test_a_status_word_opening_a_sentence_is_no_name(extractor):
     got = facts(extractor, "Uncapped Harwood pacer Rohan Shin has been named in the squad.")
     assert ("P54", "Rohan Shin", "Harwood") in got
     assert not any("Uncapped" in h + t for r, h, t in got)
+
+
+def test_titles_and_neighbours_are_cut_off_names(extractor):
+    got = facts(extractor, "The shuttle is run by Madam Tan Siew Lan, the chief executive of Orbis Mobility.")
+    assert ("P169", "Orbis Mobility", "Tan Siew Lan") in got
+    assert facts(extractor, "The Speaker, Rt. Hon. Olumide Akin, said so.") == set()  # no person called "Rt"
+    assert ("P3629", "Calum Morri", "58") in facts(extractor, "Neighbour Calum Morri, 58, raised the alarm.")
