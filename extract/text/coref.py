@@ -49,7 +49,7 @@ from spacy.tokens import Doc, Span
 from extract.text.opening import dateline, title_case_headline
 from extract.text.lexicons import cities, english_words, lemma_table, one_english_word
 from extract.text.name_kinds import (LOCATIVE, NAME_KINDS, apposition, attached_role, before_role, definite,
-                                     evidence, named_after, person_description, person_shaped, role_words)
+                                     evidence, modifier_name, named_after, person_description, person_shaped, role_words)
 from extract.text.org_frames import FACILITIES
 from extract.text.roles import opens_sentence, word_set
 
@@ -196,7 +196,8 @@ class Mentions:
                     continue
                 if token.ent_type_ in NAME_KINDS and not common_word(token):
                     name = self.name(i)
-                    history.append((s, i, name, self.kinds.get(name) or self.kinds.get(token.text, "")))
+                    if not modifier_name(token):  # "the ASX-listed grower" is no antecedent of "the company"
+                        history.append((s, i, name, self.kinds.get(name) or self.kinds.get(token.text, "")))
                     continue
                 want, noun = None, None
                 if not token.ent_type_ and lower in PERSON_PRONOUNS:
@@ -234,7 +235,7 @@ class Mentions:
         "the" before it, and not a headline's common word such as "Bakery"): what the story is about."""
         headline = title_case_headline(self.doc)  # its capitals glue words into one long name
         for sentence in [s for s in self.doc.sents if headline is None or s.start != headline.start][:3]:
-            for token in [t for t in sentence if t.i not in dateline(sentence)]:  # "TOKYO —" is no firm
+            for token in [t for t in sentence if t.i not in dateline(sentence) and not modifier_name(t)]:  # "TOKYO —"
                 if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not (
                         token.i == _first_word(sentence) and one_english_word(token.text)):
                     name = self.name(token.i)

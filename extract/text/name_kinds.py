@@ -206,3 +206,14 @@ def attached_role(doc: Doc, i: int) -> str | None:
         if doc[j].text in (",", ".", ";") and j > i + 1 or doc[j].ent_type_ in NAME_KINDS:
             break
     return None
+
+
+# Participles after a hyphen that make the name before them a modifier: "the ASX-listed grower".
+COMPOUND_PARTICIPLES = frozenset({"listed", "based", "owned", "backed", "registered", "headquartered", "focused", "born"})
+
+
+def modifier_name(token) -> bool:
+    """A name that only modifies the noun after it ("the ASX-listed mandarin grower", "a
+    Leeds-based firm"): no mention that a pronoun or "the company" can mean."""
+    doc = token.doc
+    return token.i + 2 < len(doc) and doc[token.i + 1].text == "-" and doc[token.i + 2].lower_ in COMPOUND_PARTICIPLES

@@ -48,3 +48,14 @@ def test_titles_and_neighbours_are_cut_off_names(extractor):
     assert ("P169", "Orbis Mobility", "Tan Siew Lan") in got
     assert facts(extractor, "The Speaker, Rt. Hon. Olumide Akin, said so.") == set()  # no person called "Rt"
     assert ("P3629", "Calum Morri", "58") in facts(extractor, "Neighbour Calum Morri, 58, raised the alarm.")
+
+
+def test_a_name_that_modifies_a_noun_is_no_antecedent(extractor):
+    text = ("Burnett Hill Citrus Ltd, the ASX-listed grower, has received an offer. "
+            "Managing director Tom Aldr said the company would consider it.")
+    got = facts(extractor, text)
+    assert ("P39", "Tom Aldr", "managing director") in got
+    assert not any("ASX" in (h, t) for r, h, t in got)
+    # a place before "-based" still says where a firm is
+    assert ("P159", "Kestrel Basin Resources", "Perth") in facts(
+        extractor, "Perth-based miner Kestrel Basin Resources has posted a profit.")
