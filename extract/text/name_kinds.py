@@ -118,8 +118,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
                                 and nxt3.ent_type_ in NAME_KINDS)):
         votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager X", "Comets coach X", "A Texovar spokesman, X"
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("a", "an", "the") \
-            and i + 5 < len(doc) and doc[i + 4].text == "-" and doc[i + 5].lower_ in ("based", "headquartered"):
-        votes["organization"] += 3  # "Quantica, a Lisbon-based start-up"
+            and i + 5 < len(doc) and doc[i + 4].text == "-" \
+            and doc[i + 5].lower_ in ("based", "headquartered", "listed", "registered", "owned"):
+        votes["organization"] += 3  # "Quantica, a Lisbon-based start-up", "X, the ASX-listed grower", "a family-owned"
     if nxt is not None and nxt.lower_ in ("was", "is") and nxt2 is not None \
             and nxt2.lower_ in ("founded", "established", "incorporated", "listed"):
         votes["organization"] += 4  # "Modise was founded in 2006": not the founder Jacob Modise

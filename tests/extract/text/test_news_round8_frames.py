@@ -59,3 +59,11 @@ def test_a_name_that_modifies_a_noun_is_no_antecedent(extractor):
     # a place before "-based" still says where a firm is
     assert ("P159", "Kestrel Basin Resources", "Perth") in facts(
         extractor, "Perth-based miner Kestrel Basin Resources has posted a profit.")
+
+
+def test_a_listed_grower_is_an_organisation(extractor):
+    text = ("Burnett Valley Citrus, the ASX-listed mandarin grower, has received an offer from Tsurugi "
+            "Corporation. Managing director Tom Aldr said the company would consider it.")
+    got = facts(extractor, text)
+    assert {("P1037", "Burnett Valley Citrus", "Tom Aldr"), ("P108", "Tom Aldr", "Burnett Valley Citrus")} <= got
+    assert not any("Tsurugi" in h + t for r, h, t in got)  # the bidder is not the story's firm
