@@ -193,7 +193,10 @@ NON_TRADES = frozenset({"mother", "father", "sister", "brother", "daughter", "wi
                         "passenger", "prisoner", "stranger", "neighbour", "neighbor", "lover", "voter", "viewer",
                         "reader", "listener", "supporter", "follower", "survivor", "visitor", "spectator", "donor",
                         "competitor", "finisher", "pensioner", "teenager", "newcomer", "foreigner", "outsider",
-                        "beginner", "civilian", "member", "owner", "leader"})
+                        "beginner", "civilian", "member", "owner", "leader", "immigrant", "emigrant", "migrant",
+                        "refugee", "homeowner", "householder", "resident", "tenant", "commuter", "motorist",
+                        "pedestrian", "shopper", "patient", "victim", "witness", "bystander", "tourist", "fan",
+                        "co-author", "grandmother", "grandfather", "son", "wife", "husband", "parent"})
 
 
 def doer_noun(word: str) -> bool:

@@ -36,7 +36,7 @@ from extract.text.nlp import CAPITALISED_ADJECTIVES, NAME_LABELS, country_aliase
 from extract.text.normalize import display_name
 from extract.text.org_frames import HEAD_LAST_WORDS, NAMED_ORGANISATIONS, ORG_FRAMES
 from extract.text.name_kinds import person_shaped
-from extract.text.roles import role_category, trade_like, word_set
+from extract.text.roles import NON_TRADES, role_category, trade_like, word_set
 from extract.text.signature import signature_parts
 from extract.text.units import Triple
 
@@ -345,6 +345,8 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
     persons = {t.head for t in found if t.relation in PERSON_FACTS} | {
         t.head for t, _ in phrases if t.head in named_persons}
     persons |= {t.head for t, p in phrases if p.person} | {t.tail for t in found if t.relation in KIN}  # "father, Steve,"
+    persons |= {t.head for t, p in phrases if person_shaped(t.head)  # "Jo Pike, a German immigrant": a person, no class
+                and any(c.split()[-1].lower() in NON_TRADES for c in p.classes)}
     persons |= {h for h in {t.head for t in found} | {t.head for t, _ in phrases} if _part_of_any(h, persons)}
     out = list(found)
     for base, phrase in phrases:
@@ -356,7 +358,8 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
         if base.head in persons:
             fact("P27", country, "place")
             for occupation in phrase.occupations:
-                fact("P106", occupation, "occupation")
+                if occupation.split()[-1].lower() not in NON_TRADES:  # "an immigrant" is no trade
+                    fact("P106", occupation, "occupation")
         else:
             for cls in phrase.classes:
                 last = cls.split()[-1].lower()

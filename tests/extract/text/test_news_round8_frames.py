@@ -67,3 +67,14 @@ def test_a_listed_grower_is_an_organisation(extractor):
     got = facts(extractor, text)
     assert {("P1037", "Burnett Valley Citrus", "Tom Aldr"), ("P108", "Tom Aldr", "Burnett Valley Citrus")} <= got
     assert not any("Tsurugi" in h + t for r, h, t in got)  # the bidder is not the story's firm
+
+
+def test_what_a_person_is_is_not_always_a_trade(extractor):
+    assert ("P106", "Marisa Vel", "homeowner") not in facts(
+        extractor, "Homeowner Marisa Vel told the station her dog woke them.")
+    got = facts(extractor, "Jo Pike, a German immigrant, opened the bakery.")
+    assert ("P27", "Jo Pike", "Germany") in got  # a person: a citizenship, no class and no country
+    assert not {("P106", "Jo Pike", "immigrant"), ("P31", "Jo Pike", "immigrant"), ("P17", "Jo Pike", "Germany")} & got
+    # a trade in the same place is one
+    assert ("P106", "Marisa Vel", "baker") in facts(extractor, "Baker Marisa Vel told the station her dog woke them.")
+    assert ("P106", "Jo Pike", "plumber") in facts(extractor, "Jo Pike, a German plumber, opened the bakery.")
