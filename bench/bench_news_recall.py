@@ -1,6 +1,6 @@
 """How many facts a news article holds, and what share of them the ``rules`` extractor finds.
 
-    .venv/bin/python bench/bench_news_recall.py                  # every set with gold files
+    .venv/bin/python bench/bench_news_recall.py                  # every measured set with gold files
     .venv/bin/python bench/bench_news_recall.py --set heldout6 --show 40
 
 The gold facts are in ``bench/news_gold/SET.ANNOTATOR.jsonl``, written by annotators who had read
@@ -35,7 +35,7 @@ import json
 from pathlib import Path
 
 from bench_extract import gold_key, key, lenient   # the scripts beside this one
-from bench_news_extract import build
+from bench_news_extract import SETS, build
 
 GOLD = Path(__file__).resolve().parent / "news_gold"
 # ``other:`` labels of the gold for relations the inventory gained after the gold was written.
@@ -143,12 +143,13 @@ def report(name: str, show: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", dest="sets", action="append",
-                        help="a news set with gold files (repeatable; by default every one)")
+    parser.add_argument("--set", dest="sets", action="append", choices=SETS,
+                        help="a news set with gold files (repeatable; by default every one that "
+                             "bench_news_extract.SETS lists: a set joins that list when it is measured)")
     parser.add_argument("--show", type=int, default=0,
                         help="print N missed gold facts per annotator and N graph facts no annotator has")
     args = parser.parse_args()
-    sets = args.sets or sorted({p.name.split(".")[0] for p in GOLD.glob("*.jsonl")})
+    sets = args.sets or [name for name in SETS if any(GOLD.glob(f"{name}.*.jsonl"))]
     for name in sets:
         report(name, args.show)
 

@@ -22,6 +22,7 @@ A person fact is kept only for a head that ``coref.Mentions`` takes for a person
 from __future__ import annotations
 
 import functools
+import re
 
 from extract.text.class_phrase import is_event
 from extract.text.coref import Mentions
@@ -48,6 +49,9 @@ ORGANISATION_SIDE = {"chief_executive": ("P169", True), "chair": ("P488", True),
                      "player": ("P54", False), "staff": ("P108", False), "occupation": ("P108", False)}
 SCHOOL_WORDS = frozenset({"university", "college", "school", "institute", "academy", "polytechnic",
                           "conservatoire", "conservatory", "seminary", "universität", "université"})
+# Words of a sports report, where a number in brackets after a name is a score ("Maharaj (62)"), not an age.
+SCORE_WORDS = frozenset({"runs", "run", "wicket", "wickets", "innings", "overs", "balls", "century", "scored",
+                         "points", "goals", "partnership", "stand", "batting", "bowling", "minutes", "shots"})
 # Family relations: child, father, mother, sibling, spouse.
 KIN = frozenset({"P40", "P22", "P25", "P3373", "P26"})
 EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election", "exhibition", "fair",
@@ -365,7 +369,9 @@ def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
         return kind == "person"
     if triple.relation == "P3629":  # "Hawks, 24, ..." is a score; an age is a person's whole number of years
         return kind == "person" and triple.tail.isdigit() and 0 < int(triple.tail) < 120 \
-            and not {w.lower() for w in triple.head.split()} & word_set("org_words")  # "Harlow Foods Ltd, 45,"
+            and not {w.lower() for w in triple.head.split()} & word_set("org_words") \
+            and not (f"({triple.tail})" in triple.evidence.replace(" ", "")  # "Shiva Maharaj (62) and X (41) put on 98"
+                     and set(re.findall(r"[a-z]+", triple.evidence.lower())) & SCORE_WORDS)
     if kind == "person":
         return False
     if triple.relation == "P571":  # "opened on 14 March": a date without a year is no inception

@@ -60,6 +60,7 @@ NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "PhD", "DPhil", "MBA", "MSc", "BSc", "MPhil",  # degrees: "completed his PhD at X"
     "Uncapped", "Veteran", "Outgoing", "Incoming", "Interim", "Retired",  # "Uncapped Vidarbha pacer X"
     "Madam", "Mme", "Mme.", "Alhaji", "Alhaja", "Hon", "Hon.", "Rt", "Rt.",  # titles: "Madam Tan Siew Lan", "Rt. Hon. X"
+    "Prof", "Datuk", "Datin", "Dato", "Dato'", "Tun",  # "Prof Datuk Dr Awang Rosli Jamil"
 }
 # Last words of names that go on with "of the ..." or "of 1812": "Footballer of the Year",
 # "University of the West Indies", "War of 1812", "Stamp Act of 1765".

@@ -78,3 +78,13 @@ def test_what_a_person_is_is_not_always_a_trade(extractor):
     # a trade in the same place is one
     assert ("P106", "Marisa Vel", "baker") in facts(extractor, "Baker Marisa Vel told the station her dog woke them.")
     assert ("P106", "Jo Pike", "plumber") in facts(extractor, "Jo Pike, a German plumber, opened the bakery.")
+
+
+def test_after_the_measurement_scores_and_malaysian_titles(extractor):
+    # found on heldout8 after its measurement: a cricket score in brackets is no age
+    got = facts(extractor, "Shiva Mahar (62) and Ravi Lall (41) put on 98 for the third wicket.")
+    assert not any(r == "P3629" for r, h, t in got)
+    assert ("P3629", "Mary Kell", "68") in facts(extractor, "Mary Kell (68) told the court she was shocked.")
+    got = facts(extractor, "The test was developed by Prof Datuk Dr Awang Rosli Jamil, the vice-chancellor of "
+                           "Kuching University.")
+    assert ("P108", "Awang Rosli Jamil", "Kuching University") in got
