@@ -88,8 +88,7 @@ def agreement(a: list[dict], b: list[dict]) -> float:
         if g["key"] is not None:
             by_article[g["article"]].append(g["key"])
     inside = [g for g in a if g["key"] is not None]
-    hits = sum(any(lenient(g["key"], h) or lenient(h, g["key"]) for h in by_article[g["article"]])
-               for g in inside)
+    hits = sum(any(lenient(g["key"], h) for h in by_article[g["article"]]) for g in inside)
     return hits / max(len(inside), 1)
 
 

@@ -235,7 +235,8 @@ class Mentions:
         "the" before it, and not a headline's common word such as "Bakery"): what the story is about."""
         headline = title_case_headline(self.doc)  # its capitals glue words into one long name
         for sentence in [s for s in self.doc.sents if headline is None or s.start != headline.start][:3]:
-            for token in [t for t in sentence if t.i not in dateline(sentence) and not modifier_name(t)]:  # "TOKYO —"
+            placed = dateline(sentence)  # "TOKYO —" is no firm
+            for token in [t for t in sentence if t.i not in placed and not modifier_name(t)]:
                 if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not (
                         token.i == _first_word(sentence) and one_english_word(token.text)):
                     name = self.name(token.i)

@@ -321,9 +321,10 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     return out + position_at(name, role, category, org[0], make)
 
 
-# Positions whose holder works for the organisation: its chief executive, director, coach and
-# staff are employed there (P108); a chair, an owner or a founder need not be.
-EMPLOYED = frozenset({"chief_executive", "head", "coach", "staff"})
+# Positions at the organisation's side whose holder also works there (P108): its chief
+# executive, director and coach; a chair, an owner or a founder need not. (Staff get their P108
+# from ``ORGANISATION_SIDE`` itself.)
+EMPLOYED = frozenset({"chief_executive", "head", "coach"})
 
 
 def position_at(name: str, role: tuple[str, str] | None, category: str, org: str, make) -> list[Triple]:
@@ -337,7 +338,7 @@ def position_at(name: str, role: tuple[str, str] | None, category: str, org: str
             and (category != "staff" or role[1] == "ROLE" and len(position_name(role[0]).split()) > 1):
         # "Stampeders coach X", "the finance director"; not "Google engineer X" or a lone "analyst" (``bare_position``)
         out.append(make(name, "P39", position_name(role[0]), "person", "position"))
-    if category in EMPLOYED and category != "staff":   # staff: the caller's fact is P108 already
+    if category in EMPLOYED:
         out.append(make(name, "P108", org, "person", "organization"))
     return out
 

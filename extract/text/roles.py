@@ -226,8 +226,8 @@ def opens_sentence(token) -> bool:
 
 def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
     """"Novelist Miriam Okoye dies at 84", "Campaigner Robin Telfer rode in the cab", "Neighbour
-    Calum Morrison": an occupation (or a doer's noun, or a word such as "neighbour") that starts a sentence is capitalised and glued to the person's two or
-    three words after it."""
+    Calum Morrison": an occupation (or a doer's noun, or a word such as "neighbour") that starts
+    a sentence is capitalised and glued to the person's two or three words after it."""
     first = doc[ent.start]
     rest = doc[ent.start + 1:ent.end]
     if not opens_sentence(first) or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)

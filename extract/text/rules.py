@@ -99,7 +99,7 @@ class RulesExtractor:
         headline = title_case_headline(doc)
         for sentence, passage in sentences:
             if headline is not None and sentence.start == headline.start:
-                continue  # its capitals glue words into names (``headline``)
+                continue  # its capitals glue words into names (``opening``)
             line, starts, tokens = signature_parts(sentence, mentions)
             here: list[Triple] = []
             for frame in ALL_FRAMES:
