@@ -30,6 +30,8 @@ from extract.text.units import Document, Passage, Triple
 
 EXTRACTORS = ("rules", "rebel")
 MAX_NAME_CHARS = 200   # longer "names" are extraction accidents; they would also make keys unwieldy
+# REBEL reads the passages of several documents at once: about this many batches of them.
+REBEL_POOL_BATCHES = 4
 
 
 @dataclass(frozen=True)
@@ -153,19 +155,38 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
 
     passages: list[Passage] = []
     triples: list[Triple] = []
+    pending: list[list[Passage]] = []   # REBEL: documents segmented, not yet extracted
+
+    def extract_pending() -> None:
+        # One extract call over several documents, so that a GPU gets full batches of chunks
+        # (a news article is a few passages); mentions are still resolved per document.
+        found = rebel.extract([p for parts in pending for p in parts])
+        by_passage: dict[str, list[Triple]] = {}
+        for t in found:
+            by_passage.setdefault(t.passage, []).append(t)
+        for parts in pending:
+            triples.extend(resolve_short_mentions([t for p in parts for t in by_passage.get(p.key, [])]))
+        if progress:
+            progress(len(pending))
+        pending.clear()
+
     for split, path, docs in corpora.files:
         prefix = prefixes[(split, path)]
         for document, doc in zip(docs, nlp.pipe((d.text for d in docs), batch_size=32)):
             parts = segment(doc, document, f"{prefix}/{document.index}", options.passage_tokens,
                             options.passage_sentences)
             passages.extend(p for p, _ in parts)
-            if rules is not None:
-                found = rules.extract_sentences(doc, [(s, p.key) for p, sents in parts for s in sents])
-            else:
-                found = rebel.extract([p for p, _ in parts])
+            if rules is None:
+                pending.append([p for p, _ in parts])
+                if sum(map(len, pending)) >= REBEL_POOL_BATCHES * rebel.batch_size:
+                    extract_pending()
+                continue
+            found = rules.extract_sentences(doc, [(s, p.key) for p, sents in parts for s in sents])
             triples.extend(resolve_short_mentions(found))
             if progress:
                 progress(1)
+    if pending:
+        extract_pending()
     kept = [t for t in triples if len(t.head) <= MAX_NAME_CHARS and len(t.tail) <= MAX_NAME_CHARS]
     version = (f"rules:{rules.spacy_model}" if rules else f"rebel:{options.rebel_model}") + f"+{relations_version()}"
     return TextCorpus(graph, corpora.documents, passages, kept, corpora.reports, len(triples) - len(kept), version)

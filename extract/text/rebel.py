@@ -316,6 +316,11 @@ class RebelExtractor:
         self.max_input_tokens = max_input_tokens
         self.tokenizer, self.model = _load(model)
         self.model.to(self.device).eval()
+        # A decoder cannot write past its position table (REBEL-large: 1,024); a smaller
+        # model would fail mid-batch with an index error instead of cutting the sequence.
+        positions = getattr(self.model.config, "max_position_embeddings", None)
+        if positions:
+            self.max_output_tokens = min(self.max_output_tokens, positions - 1)
         # Besides REBEL's own <s>, </s>, <pad>: whatever this tokenizer frames sequences with.
         own = (self.tokenizer.bos_token, self.tokenizer.eos_token, self.tokenizer.pad_token)
         self._frame_tokens = tuple(dict.fromkeys([*REBEL_FRAME_TOKENS, *(t for t in own if t)]))

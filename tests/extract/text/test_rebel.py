@@ -308,3 +308,32 @@ def test_cuda_without_a_gpu_is_a_config_error(untrained_folder):
 
 def test_every_refusal_is_an_audit_error():
     assert issubclass(ConfigError, AuditError) and issubclass(InputDataError, AuditError)
+
+
+# --------------------------------------------------------------------------- a build
+
+
+def test_a_build_batches_chunks_across_documents(trained_folder, tmp_path, monkeypatch):
+    """A news article is a few passages: batching within one document would leave a GPU
+    batch mostly empty. The build pools the passages of several documents, and still resolves
+    short mentions within each document."""
+    from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora
+    from extract.text.normalize import rebel_relation_ids, resolve_short_mentions
+
+    documents = list(TRAINING)  # one sentence, one passage, one chunk each
+    corpus = tmp_path / "bio.jsonl"
+    corpus.write_text("".join(json.dumps({"text": t}) + "\n" for t in documents), "utf-8")
+    batches = []
+    generate = RebelExtractor._generate
+    monkeypatch.setattr(RebelExtractor, "_generate", lambda self, texts: batches.append(len(texts)) or generate(self, texts))
+    options = TextBuildOptions(extractor="rebel", rebel_model=str(trained_folder), rebel_device="cpu",
+                               rebel_batch_size=2)
+    built = extract_corpora("g", read_corpora([corpus], [], options), options)
+
+    assert batches == [2, 2, 1]                       # not [1, 1, 1, 1, 1]: one batch a document
+    one_by_one = RebelExtractor(str(trained_folder), rebel_relation_ids(), device="cpu", batch_size=2)
+    expected = [t for p in built.passages for t in resolve_short_mentions(one_by_one.extract([p]))]
+    assert built.triples == expected
+    assert {(t.head, t.relation, t.tail) for t in built.triples} == {
+        ("Ada", "P19", "London"), ("Ada", "P641", "chess"), ("Charles", "P26", "Ada")}
+    assert [p.document for p in built.passages] == list(range(len(documents)))
