@@ -13,6 +13,8 @@ Pattern language (tokens separated by spaces):
 - ``{PLACE}``       an entity of that kind, not captured;
 - ``{RANGE:range}`` a name whose last word says it is a range (``WATER``, ``ISLANDS``,
                     ``FEATURE`` alike: ``TYPED_KINDS``);
+- ``{WORDS:role}`` one to three plain lower-case words, no article, the last maybe an occupation,
+                    captured as text;
 - ``{CLASS:class}`` a run of plain words, nationalities, dates, occupations, names after "is a":
                     the class phrase, which ``rules.class_phrase`` reads into a class, a
                     nationality, a year, a sport, a genre;
@@ -54,6 +56,7 @@ KINDS = {
     "OWNER": NAMES + ("PRON", "POSS"),  # a name, or a pronoun for one: "its director", "the company's"
     "POSS": ("POSS",),                  # a possessive pronoun standing for a name: "named X its chief executive"
     "WORD": None,                       # one plain (non-entity) token, captured as text
+    "WORDS": None,                      # one to three plain lower-case words, no article: "trading house"
     "CLASS": None,                      # a run of plain tokens and CLASS_ENTITIES
 }
 # Names whose last word says what they are ("Fulda River"): the signature marks them
@@ -100,6 +103,11 @@ def compile_pattern(pattern: str) -> re.Pattern:
             kind, _, role = word.strip("{}").partition(":")
             if kind not in KINDS:
                 raise ValueError(f"unknown entity kind {kind!r} in frame pattern {pattern!r}")
+            if kind == "WORDS":
+                word = r"(?!(?:the|a|an)\|)[a-z][^ #|]*\|[^ #]+"
+                last = r"(?:%s|OCCUPATION#\d+)" % word   # "copper producer": an occupation's word as the noun
+                out.append(f" (?P<{role}>(?:{word} ){{0,2}}{last})" if role else f" (?:{word} ){{0,2}}{last}")
+                continue
             if kind == "WORD":
                 body = r"[^ #|]+\|[^ #]+"
             elif kind == "CLASS":
@@ -126,6 +134,8 @@ def frame(name: str, pattern: str, *facts: tuple[str, str, str], lists: tuple[st
 ASIDE = "[ ( ~20 ) ]"
 # The subject of a sentence at its start, maybe a title in quotes: "The X", "\"X\"".
 SUBJECT = '^ {SUBJ:head} [ "|” ]'
+# A possessive, also of a plural name: "Harbourline's", "Ellerby Homes' land director".
+POSSESSIVE = "[ 's|’s|'|’ ]"
 # An aside between commas: "X, also known as Y, is ...".
 COMMA_ASIDE = "[ , ~8 , ]"
 # Between a person and "died": an aside, or words that name no one else ("she married Robert

@@ -20,7 +20,7 @@ person). ``@role`` facts are made by ``news_frames.role_facts``.
 
 from __future__ import annotations
 
-from extract.text.frames import HONORIFIC, Frame, frame
+from extract.text.frames import HONORIFIC, POSSESSIVE, Frame, frame
 
 STATUS = "[ former|new|interim|acting|then|late ]"
 # The kin noun -> the relation from the person whose kin it is.
@@ -34,7 +34,7 @@ AGED = "{QUANTITY} - year - old"
 
 
 def _kin_frame(noun: str) -> Frame:
-    return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] [ first|eldest|oldest|youngest|second|only|late ] " + noun
+    return frame(f"kin-{noun}", "{OWNER:head} " + POSSESSIVE + " [ first|eldest|oldest|youngest|second|only|late ] " + noun
                  + " [ of {QUANTITY} years ] [ and +2 ] [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] [ , ] " + HONORIFIC
                  + " {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
 
@@ -44,7 +44,7 @@ KIN_PLURALS = {"sons": "P40", "daughters": "P40", "children": "P40", "brothers":
 
 
 def _kin_list_frame(noun: str) -> Frame:
-    return frame(f"kin-{noun}", "{OWNER:head} [ 's|’s ] [ two|three|four|five|six ] " + noun + " [ , ] " + HONORIFIC
+    return frame(f"kin-{noun}", "{OWNER:head} " + POSSESSIVE + " [ two|three|four|five|six ] " + noun + " [ , ] " + HONORIFIC
                  + " {NAME:kin}", ("head", KIN_PLURALS[noun], "kin"), lists=("kin",))
 
 

@@ -20,12 +20,13 @@ import collections
 import functools
 import re
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import class_words
-from extract.text.lexicons import cities, tail_types
+from extract.text.lexicons import cities, english_words, lemma_table, tail_types
 from extract.text.org_frames import ORG_NOUNS
-from extract.text.roles import word_set
+from extract.text.roles import role_category, trade_like, word_set
 
 NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
 LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "around", "into"})
@@ -36,11 +37,34 @@ _PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z]
 
 def person_shaped(name: str) -> bool:
     """"Auguste Delmas", "John Smith": two or three capitalised words, none of an organisation or a
-    place, the last no word that names a kind of thing ("Todd Glacier", "Hill Street" are things)."""
+    place, the last no word that names a kind of thing ("Todd Glacier", "Hill Street" are things)
+    and no plural noun ("Ellerby Homes", "Central Lions")."""
     words = name.replace("-", " ").split()
     return 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) \
         and not {w.lower() for w in words} & (word_set("org_words") | word_set("place_words")) \
-        and words[-1].lower() not in thing_words()
+        and words[-1].lower() not in thing_words() and not plural_noun(words[-1])
+
+
+# Surnames that are also plural nouns: a name ending in one may be a person's ("Tyra Banks").
+PLURAL_SURNAMES = frozenset({
+    "banks", "brooks", "fields", "woods", "hills", "mills", "waters", "rivers", "gates", "burns", "sparks", "parks",
+    "wells", "powers", "chambers", "flowers", "summers", "winters", "bridges", "marks", "meadows", "reeves", "lyons",
+    "spears", "coles", "stokes", "combs", "styles", "knights", "bells", "crews", "hawks", "rhodes", "stones", "sands",
+    "peters", "matthews", "daniels", "andrews", "james", "adams", "roberts", "edwards", "richards", "rogers", "owens",
+    "nichols", "walters", "hughes", "holmes", "jones", "lewis", "miles", "giles", "byers", "myers", "sayers", "sykes",
+    "jennings", "collins", "phillips", "simmons", "stevens", "williams", "evans", "harris", "watts", "potts", "coates",
+    "tibbs", "hobbs", "higgins", "jenkins", "perkins", "hopkins", "dawkins", "hutchins", "cousins", "barnes", "oakes",
+})
+
+
+def plural_noun(word: str) -> bool:
+    """"Homes", "Resources", "Partners", "Lions": the plural of an English noun, which ends the
+    names of firms, teams and bodies, and few people's (``PLURAL_SURNAMES``)."""
+    lower = word.lower()
+    if len(lower) < 4 or not lower.endswith("s") or lower in PLURAL_SURNAMES:
+        return False
+    lemma = lemma_table().get(lower, lower)
+    return lemma != lower and lower.startswith(lemma[:-1]) and lemma in english_words()
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,6 +83,41 @@ def org_nouns() -> frozenset[str]:
     return frozenset(ORG_NOUNS.split("|"))
 
 
+# Words before a firm's noun that judge it rather than say what it is ("the struggling retailer").
+EVALUATIVE = frozenset({"struggling", "troubled", "embattled", "beleaguered", "ailing", "leading", "major", "small",
+                        "big", "rival", "local", "little", "famous", "popular", "successful", "profitable", "growing",
+                        "top", "main", "huge", "tiny", "giant", "listed", "established", "new"})
+
+
+# Nouns of firms that are no doer's noun: "the trading house X", "the Glasgow practice X".
+FIRM_NOUNS = frozenset({"house", "practice", "outfit", "enterprise", "venture", "cooperative", "co-operative"})
+
+
+def org_class(phrase: str, organisation: bool) -> str | None:
+    """The class a description before or after a firm's name gives it, or None: "trading house"
+    of "the Japanese trading house X", "developer" of "York-based developer X". The noun is one
+    of ``org_nouns``, or, where the name is an organisation by other evidence (``organisation``),
+    a singular noun of a trade ("developer", "shipbroker"), a place of work ("bakery"), or a
+    noun of the lexicon's organisations, that names no position ("the chairman X"). Modifiers
+    that say what kind ("copper", "private equity"... ) stay; those that judge ("struggling",
+    "largest") and any before them go."""
+    words = phrase.lower().split()
+    noun = words[-1]
+    if noun not in org_nouns() and not (
+            organisation and noun.isalpha() and lemma_table().get(noun, noun) == noun and not role_category(noun)
+            and (trade_like(noun) or noun.endswith("ery") and noun in english_words()
+                 or noun in word_set("generic_orgs") | word_set("org_words") | FIRM_NOUNS)):
+        return None
+    kept: list[str] = []
+    for word in reversed(words[:-1]):
+        lemma = lemma_table().get(word, word)
+        if word in EVALUATIVE or word in STOP_WORDS or word.endswith("est") or lemma not in english_words() \
+                or lemma != word and not word.endswith("ing"):
+            break
+        kept.insert(0, word)
+    return " ".join(kept + [noun])
+
+
 def evidence(doc: Doc, i: int) -> collections.Counter:
     """Votes for what the name at token ``i`` is, from this one mention."""
     votes: collections.Counter = collections.Counter()
@@ -70,11 +129,18 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
         return doc[k] if 0 <= k < len(doc) else None
 
     prev, nxt, nxt2, nxt3 = at(i - 1), at(i + 1), at(i + 2), at(i + 3)
+    if token.ent_type_ == "WORK_OF_ART":
+        votes["thing"] += 6  # a title in quotes ("Falling Slowly Home") is no person, whatever its words
+        return votes
     org_words = lowers & word_set("org_words")
     if len(words) == 1 and words[0].lower() in word_set("currency_codes"):
         votes["thing"] += 6  # "CHF 25,000", "NOK 2.3 billion": a currency, no organisation's acronym
     elif org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
+    plural = len(words) > 1 and plural_noun(words[-1]) and words[-1].lower() not in word_set("place_words") \
+        and words[-1].lower() not in thing_words()
+    if plural and not org_words:
+        votes["organization"] += 3  # "Ellerby Homes", "Central Lions"; a position before it still says person
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
         votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
     if not org_words and (words and words[-1].lower() in word_set("place_words") or token.text in cities()
@@ -83,9 +149,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     if prev is not None:
         if prev.lower_.rstrip(".") in word_set("honorifics"):
             votes["person"] += 6
-        elif (prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") \
-                and not org_words:
-            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"
+        elif (prev.ent_type_ == "ROLE" or prev.ent_type_ == "OCCUPATION" and not plural
+              or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") and not org_words:
+            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"; not "developer Ellerby Homes"
         elif prev.text in org_nouns():
             votes["organization"] += 4  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
         elif prev.lower_ in LOCATIVE:
@@ -127,6 +193,13 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
             and nxt3 is not None and nxt3.lower_ in ("in", "by"):
         votes["organization"] += 3  # "Texovar, founded in 1984 by"
+    opens = i == token.sent.start or i == token.sent.start + 1 and doc[i - 1].lower_ == "the"
+    for k in range(i + 1, min(i + 8, len(doc)) if opens else i):  # "Kalahari Platinum has lost its chief executive"
+        if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS or doc[k].lower_ in ("who", "which", "that"):
+            break
+        if doc[k].lower_ in ("its", "his"):
+            votes["organization" if doc[k].lower_ == "its" else "person"] += 2
+            break
     if 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
         votes["person"] += 1

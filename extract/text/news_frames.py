@@ -26,10 +26,10 @@ import re
 
 from extract.text.class_phrase import is_event
 from extract.text.coref import Mentions
-from extract.text.name_kinds import org_nouns
+from extract.text.name_kinds import org_class
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
-from extract.text.frames import ASIDE, FOUNDED_GAP, HONORIFIC, Frame, frame
+from extract.text.frames import ASIDE, FOUNDED_GAP, HONORIFIC, POSSESSIVE, Frame, frame
 from extract.text.lexicons import cities
 from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import NON_TRADES, role_category, word_set
@@ -66,7 +66,7 @@ PEOPLE_NOUNS = ("runner|athlete|cyclist|swimmer|rider|driver|boxer|golfer|skier|
 NEWS_FRAMES: tuple[Frame, ...] = (
     # -- a position before a name: "Prime Minister David Okonkwo", "Rovers manager Steve Callow",
     # "Harbourline's chief executive, Amira Haddad", "the novelist Sarah Quinlan"
-    frame("org-role-name", "{OWNER:org} [ 's|’s ] " + STATUS + " [ {NORP:nationality} ] {ROLE:role} [ , ] " + HONORIFIC
+    frame("org-role-name", "{OWNER:org} " + POSSESSIVE + " " + STATUS + " [ {NORP:nationality} ] {ROLE:role} [ , ] " + HONORIFIC
           + " {NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
     frame("role-name", "{ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
     # "Calder City have sacked manager Iain Hendry", "Rovers have signed striker Ade Bello"
@@ -93,20 +93,20 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] {NAME:head}", ("head", "@role", "role")),
     frame("role-name-of", "{ROLE:role} {NAME:head} of|at [ the ] {SUBJ:org}", ("head", "@role", "role")),
     # -- a position after a name: "Jonas Mertens, chief economist at Tellus Bank"
-    frame("name-role-of", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
+    frame("name-role-of", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
           + " ~1 {POSITION:role} of|at|for|with [ the|a|an ] [ +2 " + ORG_NOUNS + " ] {SUBJ:org}", ("head", "@role", "role")),
-    frame("name-role", "{NAME:head} , [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;|in",
+    frame("name-role", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;|in",
           ("head", "@role", "role")),
     # "Her brother, Paul Kessler, is chief operating officer."
     frame("name-is-role", "{NAME:head} [ , ] [ ~6 , ] is|was [ now|also|currently ] [ the|its|their ] " + STATUS
           + " {ROLE:role} .|;|and", ("head", "@role", "role")),
     # "a charity, Rushmere Libraries Trust, whose chief executive, Claire Hewitt, said"
     # "Haynesworth's lawyer, Curtis Molloy": an occupation, said after a possessive
-    frame("owner-occupation-name", "{OWNER} [ 's|’s|'|’ ] {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has|of",
+    frame("owner-occupation-name", "{OWNER} " + POSSESSIVE + " {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has|of",
           ("head", "@role", "role")),
     frame("whose-role-name", "{NAME:org} , whose " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
           ("head", "@role", "role")),
-    frame("name-org-role", "{NAME:head} , [ the ] {OWNER:org} 's|’s " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
+    frame("name-org-role", "{NAME:head} , [ {QUANTITY} , ] [ the ] {OWNER:org} 's|’s|'|’ " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
     # -- "X is the finance director of Y", "X was elected governor", "X became leader of Y"
     frame("is-role-of", "{SUBJ:head} " + ASIDE + " ~6 be|become|became|remain [ currently|now|also ] [ the|a|an|its ] "
           + STATUS + " ~1 {POSITION:role} of|at|for [ the ] {SUBJ:org}", ("head", "@role", "role")),
@@ -184,7 +184,7 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("degree-from", "{SUBJ:head} ~3 read|study|studied|earn|earned|complete|completed|receive|received|qualify|"
           "qualified|obtain|obtained|gain|gained|take|took *8 at|from [ the ] {NAME:school}",
           ("head", "@school", "school"), lists=("school",)),
-    frame("spouse-possessive", "{OWNER:head} [ 's|’s ] husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
+    frame("spouse-possessive", "{OWNER:head} " + POSSESSIVE + " husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
     frame("nationality-name", "by|the|and|,|with|beat|beating|to|from|against|alongside|behind|over {NORP:nationality} "
           "{NAME:head}", ("head", "P27", "nationality")),
     frame("nationality-name-first", "^ {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
@@ -238,8 +238,9 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
             out.append(make(prize, "P1346", name, "event", "person" if person else ""))
         return out
     if relation in ("@class", "@country"):  # "the Japanese conglomerate Hoshida Holdings", "Spain's largest lender"
-        if role is not None and role[0] in org_nouns():
-            out.append(make(name, "P31", role[0], "organization", "class") if relation == "@class"
+        kind = org_class(role[0], mentions.kind(name) == "organization") if role is not None else None
+        if kind:
+            out.append(make(name, "P31", kind, "organization", "class") if relation == "@class"
                        else make(name, "P17", org[0], "organization", "place"))
         return out
     if relation in ("@party", "@seat", "@league", "@of", "@employer"):

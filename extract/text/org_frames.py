@@ -13,7 +13,7 @@ The doer of a passive ("was taken over by Northcastle Bank", "was won by Joshua 
 
 from __future__ import annotations
 
-from extract.text.frames import FOUNDED_GAP, Frame, frame
+from extract.text.frames import FOUNDED_GAP, POSSESSIVE, Frame, frame
 
 # "the businessman Eamon Crowley", "the private equity firm Hallam Capital": up to 4 words
 # that are not names between "by" and the doer.
@@ -84,25 +84,30 @@ ORG_FRAMES: tuple[Frame, ...] = (
     frame("has-headquarters", "{SUBJ:head} ~6 has|have|had its|their headquarters|base|head office in|at [ the ] {PLACE:place}",
           ("head", "P159", "place")),
     # -- what it is: "the insurer Brightwater Mutual", "the Japanese conglomerate Hoshida Holdings"
-    frame("class-before-org", "the|a|an|by|from|,|—|-|at|for [ {NORP} ] " + PLACED + " +2 {WORD:role} {NAME:head}",
+    frame("class-before-org", "the|a|an|by|from|,|—|-|at|for|with [ {NORP} ] " + PLACED + " {WORDS:role} {NAME:head}",
           ("head", "@class", "role")),
-    frame("class-before-org-first", "^ [ {NORP} ] " + PLACED + " +2 {WORD:role} {NAME:head}", ("head", "@class", "role")),
+    frame("class-before-org-first", "^ [ {NORP} ] " + PLACED + " {WORDS:role} {NAME:head}", ("head", "@class", "role")),
     # -- "Banco Levantino, Spain's sixth-largest lender": its country and what it is
     frame("org-country-largest", "{NAME:head} , {COUNTRY:country} 's|’s ~3 {WORD:role} ,|.|;|by|with|which|and",
           ("head", "@class", "role"), ("head", "@country", "country")),
     # -- and after it: "Brightwater Mutual, the insurer," "Hoshida Holdings, a Japanese conglomerate, said"
-    frame("class-after-org", "{NAME:head} , a|an|the [ {NORP} ] [ {PLACE} ] +3 {WORD:role} ,|.|;|which|that|whose|said|has|is|based",
+    frame("class-after-org", "{NAME:head} , a|an|the [ {NORP} ] " + PLACED + " {WORDS:role} ,|.|;|which|that|whose|said|has|is|based",
           ("head", "@class", "role")),
     # -- who owns it: "Its largest shareholder is the investment firm Fjellstad Kapital"
-    frame("largest-shareholder", "{OWNER:head} [ 's|’s ] largest|biggest|main|majority|principal|controlling|major "
+    frame("largest-shareholder", "{OWNER:head} " + POSSESSIVE + " largest|biggest|main|majority|principal|controlling|major "
           "shareholder|owner|investor be|is|remains [ now|still ] " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),
     # -- fronted: "Formed in Leeds in 2006 by singer Tom Harrow and guitarist Niamh Callaghan, the band ..."
     frame("founded-fronted-by", "^ founded|formed|established|set [ up ] ~6 by " + DESCRIBED + " {NAME:founder} ~10 , "
           "{SUBJ:head}", ("head", "P112", "founder"), lists=("founder",)),
     frame("founded-fronted-in", "^ founded|formed|established|set [ up ] [ in {PLACE} ] in {DATE:date} ~12 , {SUBJ:head}",
           ("head", "P571", "date")),
+    # -- its people, as it announces them: "Kalahari Platinum said chief financial officer Annelie Botha
+    # would serve as interim CEO" (``news_frames.role_facts``: no organisation's side for a person's "said")
+    frame("org-said-role-name", "{SUBJ:org} [ has|have|had ] said|says|announced|confirmed [ that ] [ its|their ] "
+          "[ former|new|interim|acting|outgoing|current|incoming ] {ROLE:role} [ , ] [ mr|ms|mrs|dr|sir|dame|prof ] "
+          "{NAME:head}", ("head", "@role", "role")),
     # -- how many work there: "its workforce of 240", "a staff of 60"
-    frame("workforce-of", "{OWNER:head} [ 's|’s ] ~3 workforce|payroll|staff of " + APPROX + " ~1 {QUANTITY:n}",
+    frame("workforce-of", "{OWNER:head} " + POSSESSIVE + " ~3 workforce|payroll|staff of " + APPROX + " ~1 {QUANTITY:n}",
           ("head", "P1128", "n")),
 )
 # Last words of the names of buildings and institutions, and the frames whose head must end in one.

@@ -274,8 +274,9 @@ class RulesExtractor:
         if ref is None:
             return None
         m = _ENTITY_REF.match(ref)
-        if m is None:  # a WORD role: "lower|lemma"
-            return ref.split("|", 1)[0], "WORD"
+        if m is None or " " in ref:  # a WORD or WORDS role: "lower|lemma", "copper|copper OCCUPATION#5"
+            return " ".join(doc[int(e.group(2))].text if (e := _ENTITY_REF.match(part)) else part.split("|", 1)[0]
+                            for part in ref.split()), "WORD"
         label, index = m.group(1), int(m.group(2))
         mentions, subject = context
         if label in ("PRON", "POSS"):
