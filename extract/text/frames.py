@@ -144,7 +144,10 @@ DIED_GAP = "[ , ~10 , ] [ , who|which ] +6"
 FOUNDED_GAP = "[ , which|that ] [ , ~8 , ] +2"
 # An honorific between a position or a relative and a name: "Its chairman, Sir Nigel Ash",
 # "her husband, Mr Babatunde Cole", "police spokesman Sgt. Luis Ortega".
-HONORIFIC = "[ mr|ms|mrs|dr|sir|dame|lord|lady|prof|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det. ]"
+# Up to three in a row: "Prof Datuk Dr Awang Rosli", "Rt Hon Sir".
+_HONORIFIC_WORDS = ("mr|ms|mrs|dr|sir|dame|lord|lady|prof|professor|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det.|"
+                    "datuk|dato|datin|tan|sri|hon|hon.|rt|rt.|alhaji|alhaja|madam|mme|rev|rev.")
+HONORIFIC = "[ %s [ %s [ %s ] ] ]" % (_HONORIFIC_WORDS, _HONORIFIC_WORDS, _HONORIFIC_WORDS)
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
 UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"
               "settlement|hamlet|parish|county|province|region|state|subdivision|locality|quarter|borough|"

@@ -30,7 +30,7 @@ import functools
 from spacy.tokens import Span
 
 from extract.text.coref import Mentions
-from extract.text.frames import NAMES, Frame, frame
+from extract.text.frames import NAMES, POSSESSIVE, Frame, frame
 from extract.text.nlp import country_aliases, demonym_countries
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import news_lexicon, word_set
@@ -62,6 +62,9 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
           "{DATE}", ("head", "@seat", "seat")),
     frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
     frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
+    # "Kingsford Rovers' Tom Eddery", "Harlow United's Ade Bello": a team's or a firm's person
+    frame("owner-s-person", "{NAME:org} " + POSSESSIVE + " {NAME:head} ,|.|;|scored|made|added|took|hit|was|is|said|who|and",
+          ("head", "@of", "org")),
     # "Lisa Marchetti of the Columbus firm Marchetti Rhoads": a firm by what it is
     frame("person-of-described", "{NAME:head} of|at|with|from the [ {PLACE} ] [ {NORP} ] +2 " + ORG_NOUNS + " {NAME:org}",
           ("head", "@employer", "org")),

@@ -36,11 +36,11 @@ _PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z]
 
 
 def person_shaped(name: str) -> bool:
-    """"Auguste Delmas", "John Smith": two or three capitalised words, none of an organisation or a
+    """"Auguste Delmas", "John Smith", "Awang Rosli Abang Jamil": two to four capitalised words, none of an organisation or a
     place, the last no word that names a kind of thing ("Todd Glacier", "Hill Street" are things)
     and no plural noun ("Ellerby Homes", "Central Lions")."""
     words = name.replace("-", " ").split()
-    return 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) \
+    return 2 <= len(words) <= 4 and all(_PERSON_WORD.match(w) for w in words) \
         and not {w.lower() for w in words} & (word_set("org_words") | word_set("place_words")) \
         and words[-1].lower() not in thing_words() and not plural_noun(words[-1])
 
@@ -200,7 +200,7 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
         if doc[k].lower_ in ("its", "his"):
             votes["organization" if doc[k].lower_ == "its" else "person"] += 2
             break
-    if 2 <= len(words) <= 3 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
+    if 2 <= len(words) <= 4 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
         votes["person"] += 1
     return votes

@@ -100,3 +100,20 @@ def test_a_quoted_title_is_no_person(extractor):
                            "It was released on 4 May 1999.")
     assert ("P577", "Falling Slowly Home", "4 May 1999") in got
     assert ("P577", "Harbour Lights", "4 May 1999") not in got
+
+
+def test_a_name_of_four_words_and_a_run_of_honorifics(extractor):
+    got = facts(extractor, "KUL vice-chancellor Prof Datuk Dr Rosli Awang Abang Hamid said talks had begun.")
+    assert {("P39", "Rosli Awang Abang Hamid", "vice-chancellor"), ("P108", "Rosli Awang Abang Hamid", "KUL")} <= got
+    got = facts(extractor, "Ana María Ruiz Soto, 44, the bank's chief executive, said it.")
+    assert ("P3629", "Ana María Ruiz Soto", "44") in got
+    # four capitalised words with an organisation's word are no person
+    assert not any(r == "P3629" for r, _, _ in facts(extractor, "Kessler Precision Tool Company, 44, said it."))
+
+
+def test_a_team_s_player(extractor):
+    assert ("P54", "Tom Eddery", "Kingsford Rovers") in facts(extractor, "Kingsford Rovers' Tom Eddery scored twice.")
+    assert ("P54", "Ade Bello", "Harlow United") in facts(extractor, "Harlow United's Ade Bello made two saves.")
+    # a place's or a person's possessive says no team
+    assert facts(extractor, "Dublin's Aisling Murphy won the race.") == set()
+    assert facts(extractor, "Ada Lowe's Tom Eddery said so.") == set()
