@@ -14,11 +14,18 @@ npo is the same weights with the adapters switched off, run without gradient).
 
     .venv/bin/python bench/bench_unlearn.py                    # tiny model, 40 forget pairs, 20 epochs
     .venv/bin/python bench/bench_unlearn.py --size small --epochs 5
+    .venv/bin/python bench/bench_unlearn.py --texts tests/extract/text/data/news/*.jsonl --size base --epochs 2
+
+``--texts FILE.jsonl ...`` trains on texts instead of QA pairs, as ``audit run --train-on
+passages`` does (``TextExample``, loss on every token, cut into chunks of ``--chunk-tokens``):
+the first ``--forget-texts`` documents are the forget set, the rest the retain set. On a GPU
+``select_hardware`` takes CUDA (bfloat16), the path a 7B model takes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import tempfile
@@ -35,6 +42,7 @@ from audit.models.encoding import QAEncoder
 from audit.run.methods import METHODS, method_class
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.run.qa import load_refusals
+from audit.run.training_data import TextExample, chunked
 from audit.models.scratch import build_scratch
 from audit.run.unlearning import Unlearner
 from graphstore.errors import ConfigError
@@ -67,7 +75,10 @@ def unlearn_once(folder: str, hardware, encoder: QAEncoder, name: str, config: U
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size", default="tiny", choices=["tiny", "small"], help="scratch model size (audit/models/scratch.py)")
+    parser.add_argument("--size", default="tiny", choices=["tiny", "small", "base"], help="scratch model size (audit/models/scratch.py)")
+    parser.add_argument("--texts", type=Path, nargs="+", help="train on these JSONL texts ({\"text\": ...}) instead of PISTOL QA pairs")
+    parser.add_argument("--forget-texts", type=int, default=20, help="with --texts: documents unlearned; the others are retained")
+    parser.add_argument("--chunk-tokens", type=int, default=256, help="with --texts: longest chunk trained on")
     parser.add_argument("--edges", type=int, default=10, help="PISTOL edges (20 QA pairs each)")
     parser.add_argument("--forget-edges", type=int, default=2, help="edges unlearned; the others are the retain set")
     parser.add_argument("--epochs", type=int, default=UnlearnConfig.epochs, help="unlearning epochs (default: the papers' 20)")
@@ -83,6 +94,10 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     names = [n.strip() for n in args.methods.split(",") if n.strip()]
+    if args.texts:  # as audit run refuses it: dpo pairs a refusal with a question, and texts have none
+        if "dpo" in names and args.methods != parser.get_default("methods"):
+            parser.error("--texts: dpo pairs a refusal with a question, and texts have none")
+        names = [n for n in names if n != "dpo"]
     for name in names:
         try:
             method_class(name)
@@ -93,17 +108,28 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {hardware.label}, torch {torch.__version__} "
           f"({torch.get_num_threads()} threads), Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.2f}")
-    examples = pistol_examples(args.edges, args.seed)
-    edge_keys = sorted({e.edge for e in examples})
-    forget_keys = set(edge_keys[:args.forget_edges])
-    forget = [e for e in examples if e.edge in forget_keys]
-    retain = [e for e in examples if e.edge not in forget_keys]
     _, refusals = load_refusals()
-
     work = Path(tempfile.mkdtemp(prefix="audit-bench-unlearn-"))
-    folder = build_scratch(args.size, [f"{e.question} {e.answer}" for e in examples], work / "model", args.seed)
-    tokenizer = load_tokenizer(str(folder))
-    encoder = QAEncoder(tokenizer)
+    if args.texts:
+        documents = [json.loads(line)["text"] for path in args.texts for line in path.read_text("utf-8").splitlines()
+                     if line.strip()]
+        folder = build_scratch(args.size, documents, work / "model", args.seed)
+        encoder = QAEncoder(load_tokenizer(str(folder)))
+        texts = chunked([TextExample(f"doc{i}", 0, t) for i, t in enumerate(documents)], encoder, args.chunk_tokens)
+        forget = [t for t in texts if int(t.edge[3:]) < args.forget_texts]
+        retain = [t for t in texts if int(t.edge[3:]) >= args.forget_texts]
+        examples, what = texts, f"{args.forget_texts} documents ({len(forget)} chunks of at most {args.chunk_tokens} tokens)"
+    else:
+        examples = pistol_examples(args.edges, args.seed)
+        edge_keys = sorted({e.edge for e in examples})
+        forget_keys = set(edge_keys[:args.forget_edges])
+        forget = [e for e in examples if e.edge in forget_keys]
+        retain = [e for e in examples if e.edge not in forget_keys]
+        folder = build_scratch(args.size, [f"{e.question} {e.answer}" for e in examples], work / "model", args.seed)
+        encoder = QAEncoder(load_tokenizer(str(folder)))
+        what = f"{len(forget)} QA pairs ({args.forget_edges} edges)"
+    if args.inject_epochs and args.texts:
+        parser.error("--inject-epochs trains on QA pairs; with --texts the model keeps random weights")
     if args.inject_epochs:
         model = load_model(str(folder), hardware)
         start = time.perf_counter()
@@ -115,7 +141,7 @@ def main() -> None:
     else:
         print("model: random weights (no injection); the work per step does not depend on the weights")
     config = UnlearnConfig(epochs=args.epochs, lr=1e-4, batch_size=args.batch_size, seed=args.seed)
-    print(f"scratch:{args.size}; forget {len(forget)} QA pairs ({args.forget_edges} edges), retain {len(retain)}; "
+    print(f"scratch:{args.size}; forget {what}, retain {len(retain)}; "
           f"{args.epochs} epochs, batch {config.batch_size}, LoRA r={config.lora_r} on {config.lora_targets}")
 
     # Warm-up, untimed: the first run pays for imports and lazy set-up inside peft and torch.
@@ -138,7 +164,7 @@ def main() -> None:
     base_name = "ga" if any(n == "ga" for n, _, _ in rows) else rows[0][0]
     print()
     print(f"{'method':<7} {'fwd/step':>9} {'steps':>6} {'tokens':>8} {'seconds':>8} {'tokens/s':>9} "
-          f"{'vs ' + base_name:>7} {'forget QA/s':>12} {'vs ' + base_name:>7}")
+          f"{'vs ' + base_name:>7} {'forget it./s':>12} {'vs ' + base_name:>7}")
     base_qa_rate = len(forget) * base.epochs / base.seconds
     for name, stats, counter in rows:
         qa_rate = len(forget) * stats.epochs / stats.seconds
