@@ -30,7 +30,7 @@ import functools
 from spacy.tokens import Span
 
 from extract.text.coref import Mentions
-from extract.text.frames import NAMES, POSSESSIVE, Frame, frame
+from extract.text.frames import HONORIFIC, NAMES, POSSESSIVE, Frame, frame
 from extract.text.nlp import country_aliases, demonym_countries
 from extract.text.org_frames import ORG_NOUNS
 from extract.text.roles import news_lexicon, word_set
@@ -62,6 +62,17 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
           "{DATE}", ("head", "@seat", "seat")),
     frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
     frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
+    # "For the Kestrels, captain Nathan Pryce was best on ground": a position for the organisation
+    # the sentence opens on (a player's team, a council's officer)
+    frame("for-org-role-name", "^ for [ the ] {NAME:org} , [ {NORP} ] {ROLE:role} " + HONORIFIC + " {NAME:head}",
+          ("head", "@role", "role")),
+    # "Kilbride Thistle have completed the signing of Norwegian striker Eirik Haugen"
+    frame("signing-of", "{SUBJ:org} ~6 signing|capture|recruitment|arrival of [ the ] [ {NORP:nationality} ] {ROLE:role} "
+          "{NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
+    # "Opener Hasan Qureshi struck 128 as Lahore Kingfishers thrashed Karachi Mariners": a match report's
+    # first line names a player of the side that won (``rules._resolve``: only a player, by a position)
+    frame("as-team-won", "^ [ {PLACE} :|—|– ] [ {POSITION} ] {NAME:head} ~12 as [ the ] {NAME:team} beat|defeated|thrashed|won|edged|downed|"
+          "overcame|crushed|hammered|routed|swept|clinched|claimed|stunned|outclassed", ("head", "P54", "team")),
     # "Kingsford Rovers' Tom Eddery", "Harlow United's Ade Bello": a team's or a firm's person
     frame("owner-s-person", "{NAME:org} " + POSSESSIVE + " {NAME:head} ,|.|;|scored|made|added|took|hit|was|is|said|who|and",
           ("head", "@of", "org")),

@@ -137,8 +137,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
         votes["thing"] += 6  # "CHF 25,000", "NOK 2.3 billion": a currency, no organisation's acronym
     elif org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
-    plural = len(words) > 1 and plural_noun(words[-1]) and words[-1].lower() not in word_set("place_words") \
-        and words[-1].lower() not in thing_words()
+    plural = (len(words) > 1 or prev is not None and prev.lower_ == "the") and plural_noun(words[-1]) \
+        and words[-1].lower() not in word_set("place_words") and words[-1].lower() not in thing_words()
+    # ("the Kestrels", "the Mariners": a team; one plural word without "the" may be a surname)
     if plural and not org_words:
         votes["organization"] += 3  # "Ellerby Homes", "Central Lions"; a position before it still says person
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):

@@ -35,7 +35,7 @@ from extract.text.nlp import demonym_countries, gazetteer
 from extract.text.roles import NON_TRADES, role_category, word_set
 from extract.text.units import Triple
 
-STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|veteran|young|experienced|uncapped ]"
+STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|veteran|young|experienced|uncapped|star ]"
 APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
 # The verb of "X chairs Y", "Y is run by X" -> the position it names.
 VERB_ROLES = {"chair": "chair", "chairs": "chair", "chaired": "chair", "head": "head", "heads": "head",
@@ -90,7 +90,8 @@ NEWS_FRAMES: tuple[Frame, ...] = (
     frame("occupation-name-first", "^ {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
     frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
-    frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] {NAME:head}", ("head", "@role", "role")),
+    frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] " + HONORIFIC + " {NAME:head}",
+          ("head", "@role", "role")),
     frame("role-name-of", "{ROLE:role} {NAME:head} of|at [ the ] {SUBJ:org}", ("head", "@role", "role")),
     # -- a position after a name: "Jonas Mertens, chief economist at Tellus Bank"
     frame("name-role-of", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS

@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from extract.text import roles  # noqa: F401  (registers the news_spans and line_breaks components)
-from extract.text.lexicons import country_aliases, demonym_countries, gazetteer  # noqa: F401  (read here too)
+from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer  # noqa: F401  (read here too)
 from graphstore.errors import ConfigError
 
 # Labels our rules read. A trained pipeline's own name labels count as NAME.
@@ -110,6 +110,10 @@ ADMIN_NOUNS = frozenset({"district", "province", "county", "parish", "municipali
 TEAM_NOUNS = frozenset({"team", "side", "squad"})
 QUOTE_PAIRS = {'"': '"', "“": "”", "„": "“"}
 HYPHENS = frozenset({"-", "–"})
+# Words after a hyphen that make an adjective of the name before them, not a given name's syllable.
+HYPHEN_SUFFIXES = frozenset({"based", "born", "bred", "owned", "led", "run", "era", "style", "old", "made", "listed",
+                             "wide", "like", "free", "type", "class", "area", "zone", "bound", "side", "up", "in",
+                             "out", "off", "on", "day", "year", "week", "time", "only", "level", "grown", "raised"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -238,6 +242,12 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
                 end = last_good = country_like[end]
             elif glued_hyphen(end) and capital(end + 1):
                 end += 2
+                last_good = end
+            elif glued_hyphen(end) and doc[end - 1].is_title and len(doc[end - 1]) <= 4 and doc[end + 1].is_lower \
+                    and (len(doc[end - 1]) <= 2 or doc[end - 1].lower_ not in english_words()) \
+                    and doc[end + 1].is_alpha and 2 <= len(doc[end + 1]) <= 5 \
+                    and doc[end + 1].lower_ not in HYPHEN_SUFFIXES and not capital(end + 2 if end + 2 < len(doc) else end):
+                end += 2  # "Ivan Leung Ka-fai", "Chan Wai-ming": a given name of two syllables
                 last_good = end
             elif glued_hyphen(end) and end + 3 < len(doc) and doc[end + 1].is_lower \
                     and glued_hyphen(end + 2) and capital(end + 3):

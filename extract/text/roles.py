@@ -123,12 +123,19 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
                 j += 1
             else:
                 break
-        if last_head is None or last_head >= ent.end or not doc[last_head].text[:1].isupper():
+        if last_head is None or last_head >= ent.end - 1 and doc[last_head].lower_ == "of":
+            continue
+        if doc[last_head].lower_ == "of":  # "The Managing Director of Pra River Cocoa Processing": its organisation
+            spans = [Span(doc, ent.start, k, label="NAME")] if k > ent.start else []
+            return spans + [Span(doc, k, last_head, label="ROLE"), Span(doc, last_head + 1, ent.end, label="NAME")]
+        if last_head >= ent.end or not doc[last_head].text[:1].isupper():
             continue
         if doc[last_head].lower_ in LEAGUE_NOUNS:
             continue  # "Premier League": a league, not a premier named League
         spans = [Span(doc, ent.start, k, label="NAME")] if k > ent.start else []
         spans.append(Span(doc, k, last_head, label="ROLE"))
+        while last_head < ent.end - 1 and doc[last_head].lower_.rstrip(".") in word_set("honorifics"):
+            last_head += 1  # "Principal Mr Azwinndini Ramabulana": the honorific is no part of the name
         of = next((j for j in range(last_head + 1, ent.end - 1) if doc[j].lower_ == "of"), None)
         if of is None:  # "Detective Constable Sophie Marsh of West Midlands Police": two names
             return spans + [Span(doc, last_head, ent.end, label="NAME")]

@@ -1,0 +1,71 @@
+"""The tenth round of news frames (issue 17, part 3), written from the misses that the gold
+facts of heldout9 showed after its one measurement, and measured once on heldout10: a title
+followed by an honorific or by "of" and the organisation, the honorific between "the X of Y,"
+and a name, given names of two hyphened syllables, a position for the organisation a sentence
+opens on, a club's signing, the player a match report's first line names with the side that
+won, one plural word after "the" as a team, and the abbreviations of positions.
+
+Every sentence is made up for these tests (invented people, firms and places, not taken from
+the news corpus); every expected fact is written by hand from what the sentence says. Each
+frame has a sentence it must read and one it must not.
+"""
+
+from __future__ import annotations
+
+from frame_reading import extractor, sentence_facts as facts  # noqa: F401
+
+
+def test_a_title_before_an_honorific_or_an_organisation(extractor):
+    got = facts(extractor, "Headmistress Mrs Ama Serwaa, 58, said the school had done well.")
+    assert ("P3629", "Ama Serwaa", "58") in got   # not "Mrs Ama Serwaa"
+    got = facts(extractor, "The Managing Director of Halden Cocoa Company, Mr Kwame Boateng, has resigned.")
+    assert {("P39", "Kwame Boateng", "managing director"), ("P108", "Kwame Boateng", "Halden Cocoa Company")} <= got
+    # a title alone keeps the name after it whole, as before
+    assert ("P39", "Sophie Marsh", "detective constable") in facts(
+        extractor, "Detective Constable Sophie Marsh of Tarrow Police said it.")
+
+
+def test_an_honorific_between_the_position_of_an_organisation_and_a_name(extractor):
+    got = facts(extractor, "The managing director of Halden Foods, Mr Kwabena Osei, has resigned.")
+    assert {("P39", "Kwabena Osei", "managing director"), ("P108", "Kwabena Osei", "Halden Foods")} <= got
+    # no honorific, no name: nothing
+    assert facts(extractor, "The managing director of Halden Foods has resigned.") == set()
+
+
+def test_given_names_of_two_hyphened_syllables(extractor):
+    got = facts(extractor, "Tai Fung's general manager, Ivan Leung Ka-fai, said fares would rise.")
+    assert ("P39", "Ivan Leung Ka-fai", "general manager") in got
+    # an adjective made of a name, or an English word before the hyphen, is no given name
+    assert ("P159", "Ellerby Homes", "Oslo") in facts(extractor, "The Oslo-based firm Ellerby Homes said it.")
+    got = facts(extractor, "Left-arm pacer Zubair Latif removed both openers.")
+    assert ("P413", "Zubair Latif", "pacer") in got and not any("Left" in h for _, h, _ in got)
+
+
+def test_a_position_for_the_organisation_a_sentence_opens_on(extractor):
+    got = facts(extractor, "For the council, planning officer Rachel Ashdown said the plan was sound.")
+    assert ("P39", "Rachel Ashdown", "planning officer") in got
+    got = facts(extractor, "For the Kestrels, full-back Nathan Pryce was best on ground.")
+    assert ("P54", "Nathan Pryce", "Kestrels") in got
+    # "for the first time" names no organisation
+    assert ("P54", "Ade Bello", "first time") not in facts(extractor, "For the first time, striker Ade Bello scored.")
+
+
+def test_a_club_s_signing(extractor):
+    got = facts(extractor, "Kilbride Rovers have completed the signing of Norwegian striker Eirik Haugen.")
+    assert {("P54", "Eirik Haugen", "Kilbride Rovers"), ("P27", "Eirik Haugen", "Norway"),
+            ("P413", "Eirik Haugen", "striker")} <= got
+    assert not any(r == "P54" for r, _, _ in facts(extractor, "The signing of the treaty by Ada Lowe was delayed."))
+
+
+def test_the_player_a_match_report_opens_on(extractor):
+    got = facts(extractor, "LAHORE: Opener Hasan Qureshi struck 128 as Lahore Kingfishers thrashed Karachi Mariners.")
+    assert {("P413", "Hasan Qureshi", "opener"), ("P54", "Hasan Qureshi", "Lahore Kingfishers")} <= got
+    # no player: a councillor's vote is no match
+    got = facts(extractor, "Jane Lowe said the cuts were wrong as Harlow Council defeated the motion.")
+    assert not any(r == "P54" for r, _, _ in got)
+
+
+def test_the_abbreviation_of_a_position(extractor):
+    assert ("P108", "Ann Lowe", "Harlow Foods") in facts(extractor, "Harlow Foods CFO Ann Lowe said it.")
+    assert not any(h == "MD" for _, h, _ in facts(
+        extractor, "Cocoa processing firm MD resigns. Its workforce of 450 was told on Monday."))
