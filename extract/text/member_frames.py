@@ -33,7 +33,7 @@ from extract.text.coref import Mentions
 from extract.text.frames import HONORIFIC, NAMES, POSSESSIVE, Frame, frame
 from extract.text.nlp import country_aliases, demonym_countries
 from extract.text.org_frames import ORG_NOUNS
-from extract.text.roles import news_lexicon, word_set
+from extract.text.roles import agent_noun, news_lexicon, word_set
 from extract.text.units import Triple
 
 STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|sitting|local ]"
@@ -73,6 +73,12 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
     # first line names a player of the side that won (``rules._resolve``: only a player, by a position)
     frame("as-team-won", "^ [ {PLACE} :|—|– ] [ {POSITION} ] {NAME:head} ~12 as [ the ] {NAME:team} beat|defeated|thrashed|won|edged|downed|"
           "overcame|crushed|hammered|routed|swept|clinched|claimed|stunned|outclassed", ("head", "P54", "team")),
+    # "A trader at the scene, Mr Tunde Bakare, said", "Counsel for the family, farmer Tom Reid, said": a trade
+    # said of a name in apposition (``member_facts``: a doer's noun of a trade, "trader", not "resident")
+    frame("a-trade-comma-name", "^ a|an [ {NORP} ] {WORD:role} ~6 , " + HONORIFIC + " {NAME:head} ,|said|told|who|was",
+          ("head", "@trade", "role")),
+    frame("comma-trade-name", ", [ +2 ] {WORD:role} " + HONORIFIC + " {NAME:head} ,|said|told|argued|who|was",
+          ("head", "@trade", "role")),
     # "Kingsford Rovers' Tom Eddery", "Harlow United's Ade Bello": a team's or a firm's person
     frame("owner-s-person", "{NAME:org} " + POSSESSIVE + " {NAME:head} ,|.|;|scored|made|added|took|hit|was|is|said|who|and",
           ("head", "@of", "org")),
@@ -124,7 +130,7 @@ def playing_position(role: str) -> str | None:
 
 def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | None,
                  other: tuple[str, str] | None, person: bool, make) -> list[Triple | None]:
-    """The facts of one ``@party``, ``@seat`` or ``@league`` fact (see the module).
+    """The facts of one ``@party``, ``@seat``, ``@league``, ``@of``, ``@employer`` or ``@trade`` fact (see the module).
 
     Args:
         relation: the ``@`` relation.
@@ -142,6 +148,9 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
         return []
     if not person:
         return []
+    if relation == "@trade":  # "A trader at the scene, Mr Tunde Bakare": only a doer's noun of a trade
+        word = role[0].lower() if role is not None else ""
+        return [make(head[0], "P106", word, "person", "occupation")] if agent_noun(word) else []
     if relation == "@employer":  # "of the Columbus firm Marchetti Rhoads"
         return [make(head[0], "P108", other[0], "person", "organization")]
     if relation == "@of":  # "Ana Kovač of Croatia", "Jane Grieve of Cardiff University"

@@ -244,7 +244,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
             out.append(make(name, "P31", kind, "organization", "class") if relation == "@class"
                        else make(name, "P17", org[0], "organization", "place"))
         return out
-    if relation in ("@party", "@seat", "@league", "@of", "@employer"):
+    if relation in ("@party", "@seat", "@league", "@of", "@employer", "@trade"):
         return member_facts(relation, head, role, org, person, make)
     if relation == "@school":
         if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:

@@ -69,3 +69,11 @@ def test_the_abbreviation_of_a_position(extractor):
     assert ("P108", "Ann Lowe", "Harlow Foods") in facts(extractor, "Harlow Foods CFO Ann Lowe said it.")
     assert not any(h == "MD" for _, h, _ in facts(
         extractor, "Cocoa processing firm MD resigns. Its workforce of 450 was told on Monday."))
+
+
+def test_a_trade_said_of_a_name_in_apposition(extractor):
+    assert ("P106", "Tunde Bakare", "trader") in facts(
+        extractor, "A trader at the scene, Mr. Tunde Bakare, said residents rushed to help.")
+    assert ("P106", "Tom Reid", "farmer") in facts(extractor, "Speaking to reporters, farmer Tom Reid said the rain had come.")
+    # what a person is without a trade ("resident") gives no occupation
+    assert not any(r == "P106" for r, _, _ in facts(extractor, "A resident of the estate, Mrs Ann Lowe, said it was noisy."))
