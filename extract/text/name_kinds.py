@@ -194,6 +194,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
             and nxt3 is not None and nxt3.lower_ in ("in", "by"):
         votes["organization"] += 3  # "Texovar, founded in 1984 by"
+    if nxt is not None and nxt.lower_ in ("have", "are", "were") and len(words) > 1 \
+            and not (prev is not None and prev.lower_ in ("and", "&", ",")):
+        votes["organization"] += 2  # "Kilbride Thistle have signed", "Harlow Foods are to close": no person "have"
     opens = i == token.sent.start or i == token.sent.start + 1 and doc[i - 1].lower_ == "the"
     for k in range(i + 1, min(i + 8, len(doc)) if opens else i):  # "Kalahari Platinum has lost its chief executive"
         if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS or doc[k].lower_ in ("who", "which", "that"):

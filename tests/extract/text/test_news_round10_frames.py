@@ -77,3 +77,10 @@ def test_a_trade_said_of_a_name_in_apposition(extractor):
     assert ("P106", "Tom Reid", "farmer") in facts(extractor, "Speaking to reporters, farmer Tom Reid said the rain had come.")
     # what a person is without a trade ("resident") gives no occupation
     assert not any(r == "P106" for r, _, _ in facts(extractor, "A resident of the estate, Mrs Ann Lowe, said it was noisy."))
+
+
+def test_a_name_that_takes_have_is_no_person(extractor):
+    got = facts(extractor, "Kilbride Thistle have completed the signing of Norwegian striker Eirik Haugen.")
+    assert ("P54", "Eirik Haugen", "Kilbride Thistle") in got
+    # two people joined by "and" take "have" too
+    assert facts(extractor, "Tom Reid and Ann Lowe have resigned.") == set()
