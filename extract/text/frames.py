@@ -146,7 +146,7 @@ FOUNDED_GAP = "[ , which|that ] [ , ~8 , ] +2"
 # "her husband, Mr Babatunde Cole", "police spokesman Sgt. Luis Ortega".
 # Up to three in a row: "Prof Datuk Dr Awang Rosli", "Rt Hon Sir".
 _HONORIFIC_WORDS = ("mr|ms|mrs|dr|sir|dame|lord|lady|prof|professor|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det.|"
-                    "datuk|dato|datin|seri|tan|sri|hon|hon.|rt|rt.|alhaji|alhaja|madam|mme|rev|rev.|miss")
+                    "datuk|dato|datin|seri|tan|sri|hon|hon.|rt|rt.|alhaji|alhaja|madam|mme|rev|rev.|miss|fr|fr.|msgr|msgr.")
 HONORIFIC = "[ %s [ %s [ %s ] ] ]" % (_HONORIFIC_WORDS, _HONORIFIC_WORDS, _HONORIFIC_WORDS)
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
 UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"

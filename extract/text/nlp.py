@@ -110,6 +110,8 @@ ADMIN_NOUNS = frozenset({"district", "province", "county", "parish", "municipali
 TEAM_NOUNS = frozenset({"team", "side", "squad"})
 QUOTE_PAIRS = {'"': '"', "“": "”", "„": "“"}
 HYPHENS = frozenset({"-", "–"})
+# Abbreviations before a name that end no sentence: "Fr. Dennis Panes", "Sta. Catalina", "Sto. Niño".
+NAME_ABBREVIATIONS = ("Fr.", "Msgr.", "Sta.", "Sto.", "STA.", "STO.", "Supt.", "Insp.", "Cpl.", "Capt.", "Lt.", "Col.")
 # Words after a hyphen that make an adjective of the name before them, not a given name's syllable.
 HYPHEN_SUFFIXES = frozenset({"based", "born", "bred", "owned", "led", "run", "era", "style", "old", "made", "listed",
                              "wide", "like", "free", "type", "class", "area", "zone", "bound", "side", "up", "in",
@@ -244,7 +246,7 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
                 end += 2
                 last_good = end
             elif glued_hyphen(end) and doc[end - 1].is_title and len(doc[end - 1]) <= 4 and doc[end + 1].is_lower \
-                    and (len(doc[end - 1]) <= 2 or doc[end - 1].lower_ not in english_words()) \
+                    and (len(doc[end - 1]) <= 2 or end - 1 > start or doc[end - 1].lower_ not in english_words()) \
                     and doc[end + 1].is_alpha and 2 <= len(doc[end + 1]) <= 5 \
                     and doc[end + 1].lower_ not in HYPHEN_SUFFIXES and not capital(end + 2 if end + 2 < len(doc) else end):
                 end += 2  # "Ivan Leung Ka-fai", "Chan Wai-ming": a given name of two syllables
@@ -375,6 +377,8 @@ def load_pipeline(spacy_model: str | None = None) -> Language:
         # "1426–1494": an en dash between digits splits, as a hyphen does, so both years are dates
         infixes = list(nlp.Defaults.infixes) + [r"(?<=[0-9])[–—](?=[0-9])"]
         nlp.tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
+        for abbreviation in NAME_ABBREVIATIONS:
+            nlp.tokenizer.add_special_case(abbreviation, [{"ORTH": abbreviation}])
         nlp.add_pipe("line_breaks")
         nlp.add_pipe("sentencizer")
         ruler = nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": None})

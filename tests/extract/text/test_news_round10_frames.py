@@ -84,3 +84,12 @@ def test_a_name_that_takes_have_is_no_person(extractor):
     assert ("P54", "Eirik Haugen", "Kilbride Thistle") in got
     # two people joined by "and" take "have" too
     assert facts(extractor, "Tom Reid and Ann Lowe have resigned.") == set()
+
+
+def test_after_the_measurement_hyphened_syllables_inside_a_name_and_abbreviations(extractor):
+    # fixed after heldout10's measurement: a hyphened syllable that is an English word inside a
+    # name ("Wing-yan"), and abbreviations before a name that end no sentence ("Sta.", "Fr.")
+    got = facts(extractor, "Carelift Robotics chief executive Vivian Leung Wing-yan said it would hire.")
+    assert ("P39", "Vivian Leung Wing-yan", "chief executive") in got
+    assert ("P131", "Sta. Catalina", "Negros Oriental") in facts(extractor, "STA. CATALINA, Negros Oriental — It reopened.")
+    assert not any(h == "Fr" for _, h, _ in facts(extractor, "Parish priest Fr. Dennis Panes said the church would reopen."))
