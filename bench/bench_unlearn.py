@@ -8,7 +8,7 @@ and the ratio to GA.
 
 ``UnlearnStats.tokens`` counts every token the step feeds the model: the forget batch, and
 the retain batch (gd, kl) or the refusal batch (dpo) paired with it. So the table also gives
-forget QA pairs/s, the same work for every method, and the forward passes each step makes,
+forget items/s (`forget/s`: QA pairs, or text chunks with `--texts`), the same work for every method, and the forward passes each step makes,
 counted with a hook on the model (with gradient / without: the reference model of kl, dpo and
 npo is the same weights with the adapters switched off, run without gradient).
 
@@ -82,7 +82,7 @@ def main() -> None:
     parser.add_argument("--edges", type=int, default=10, help="PISTOL edges (20 QA pairs each)")
     parser.add_argument("--forget-edges", type=int, default=2, help="edges unlearned; the others are the retain set")
     parser.add_argument("--epochs", type=int, default=UnlearnConfig.epochs, help="unlearning epochs (default: the papers' 20)")
-    parser.add_argument("--batch-size", type=int, default=UnlearnConfig.batch_size, help="forget QA pairs per step")
+    parser.add_argument("--batch-size", type=int, default=UnlearnConfig.batch_size, help="forget items (QA pairs or text chunks) per step")
     parser.add_argument("--inject-epochs", type=int, default=0,
                         help="train the model on every pair first, as injection does (0: random weights; speed is the same)")
     parser.add_argument("--methods", default=",".join(ORDER), help=f"comma-separated, of: {', '.join(sorted(METHODS))}")
@@ -94,6 +94,8 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     names = [n.strip() for n in args.methods.split(",") if n.strip()]
+    if args.inject_epochs and args.texts:
+        parser.error("--inject-epochs trains on QA pairs; with --texts the model keeps random weights")
     if args.texts:  # as audit run refuses it: dpo pairs a refusal with a question, and texts have none
         if "dpo" in names and args.methods != parser.get_default("methods"):
             parser.error("--texts: dpo pairs a refusal with a question, and texts have none")
@@ -113,6 +115,8 @@ def main() -> None:
     if args.texts:
         documents = [json.loads(line)["text"] for path in args.texts for line in path.read_text("utf-8").splitlines()
                      if line.strip()]
+        if not 0 < args.forget_texts < len(documents):
+            parser.error(f"--forget-texts must leave documents to retain: {len(documents)} documents read")
         folder = build_scratch(args.size, documents, work / "model", args.seed)
         encoder = QAEncoder(load_tokenizer(str(folder)))
         texts = chunked([TextExample(f"doc{i}", 0, t) for i, t in enumerate(documents)], encoder, args.chunk_tokens)
@@ -128,8 +132,6 @@ def main() -> None:
         folder = build_scratch(args.size, [f"{e.question} {e.answer}" for e in examples], work / "model", args.seed)
         encoder = QAEncoder(load_tokenizer(str(folder)))
         what = f"{len(forget)} QA pairs ({args.forget_edges} edges)"
-    if args.inject_epochs and args.texts:
-        parser.error("--inject-epochs trains on QA pairs; with --texts the model keeps random weights")
     if args.inject_epochs:
         model = load_model(str(folder), hardware)
         start = time.perf_counter()
@@ -164,7 +166,7 @@ def main() -> None:
     base_name = "ga" if any(n == "ga" for n, _, _ in rows) else rows[0][0]
     print()
     print(f"{'method':<7} {'fwd/step':>9} {'steps':>6} {'tokens':>8} {'seconds':>8} {'tokens/s':>9} "
-          f"{'vs ' + base_name:>7} {'forget it./s':>12} {'vs ' + base_name:>7}")
+          f"{'vs ' + base_name:>7} {'forget/s':>12} {'vs ' + base_name:>7}")
     base_qa_rate = len(forget) * base.epochs / base.seconds
     for name, stats, counter in rows:
         qa_rate = len(forget) * stats.epochs / stats.seconds

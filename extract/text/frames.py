@@ -13,8 +13,8 @@ Pattern language (tokens separated by spaces):
 - ``{PLACE}``       an entity of that kind, not captured;
 - ``{RANGE:range}`` a name whose last word says it is a range (``WATER``, ``ISLANDS``,
                     ``FEATURE`` alike: ``TYPED_KINDS``);
-- ``{WORDS:role}`` one to three plain lower-case words, no article, the last maybe an occupation,
-                    captured as text;
+- ``{WORDS:role}`` one to three plain words (no entity, no article), the last maybe an
+                    occupation, captured as text: "trading house", "copper producer";
 - ``{CLASS:class}`` a run of plain words, nationalities, dates, occupations, names after "is a":
                     the class phrase, which ``rules.class_phrase`` reads into a class, a
                     nationality, a year, a sport, a genre;
@@ -144,7 +144,9 @@ DIED_GAP = "[ , ~10 , ] [ , who|which ] +6"
 FOUNDED_GAP = "[ , which|that ] [ , ~8 , ] +2"
 # An honorific between a position or a relative and a name: "Its chairman, Sir Nigel Ash",
 # "her husband, Mr Babatunde Cole", "police spokesman Sgt. Luis Ortega".
-# Up to three in a row: "Prof Datuk Dr Awang Rosli", "Rt Hon Sir".
+# Up to three in a row: "Prof Datuk Dr Awang Rosli", "Rt Hon Sir". (The news lexicon's
+# ``honorifics`` are the words that say a person when they stand before a name; this list also
+# holds ranks and titles that only stand between a position and a name here.)
 _HONORIFIC_WORDS = ("mr|ms|mrs|dr|sir|dame|lord|lady|prof|professor|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det.|"
                     "datuk|dato|datin|seri|tan|sri|hon|hon.|rt|rt.|alhaji|alhaja|madam|mme|rev|rev.|miss|fr|fr.|msgr|msgr.")
 HONORIFIC = "[ %s [ %s [ %s ] ] ]" % (_HONORIFIC_WORDS, _HONORIFIC_WORDS, _HONORIFIC_WORDS)

@@ -62,22 +62,25 @@ MEMBER_FRAMES: tuple[Frame, ...] = (
           "{DATE}", ("head", "@seat", "seat")),
     frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
     frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
-    # "For the Kestrels, captain Nathan Pryce was best on ground": a position for the organisation
+    # "For the Kestrels, full-back Nathan Pryce was best on ground": a position for the organisation
     # the sentence opens on (a player's team, a council's officer)
     frame("for-org-role-name", "^ for [ the ] {NAME:org} , [ {NORP} ] {ROLE:role} " + HONORIFIC + " {NAME:head}",
           ("head", "@role", "role")),
     # "Kilbride Thistle have completed the signing of Norwegian striker Eirik Haugen"
     frame("signing-of", "{SUBJ:org} ~6 signing|capture|recruitment|arrival of [ the ] [ {NORP:nationality} ] {ROLE:role} "
           "{NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
-    # "Opener Hasan Qureshi struck 128 as Lahore Kingfishers thrashed Karachi Mariners": a match report's
-    # first line names a player of the side that won (``rules._resolve``: only a player, by a position)
-    frame("as-team-won", "^ [ {PLACE} :|—|– ] [ {POSITION} ] {NAME:head} ~12 as [ the ] {NAME:team} beat|defeated|thrashed|won|edged|downed|"
-          "overcame|crushed|hammered|routed|swept|clinched|claimed|stunned|outclassed", ("head", "P54", "team")),
+    # "Striker Daniel Okafor scored twice as Westbury Athletic beat Harlow Town": a match report's first
+    # line names a scorer of the side that won (``rules._resolve``: only a player, by a position); the
+    # scoring verb comes first, and no other name stands between ("... a consolation as Leeds beat" is
+    # the risk this takes)
+    frame("scored-as-team-won", "^ [ {PLACE} :|—|– ] [ {POSITION} ] {NAME:head} scored|struck|hit|kicked|netted|booted|"
+          "smashed|grabbed *10 as [ the ] {NAME:team} beat|defeated|thrashed|edged|downed|overcame|crushed|hammered|"
+          "routed|swept|stunned|outclassed", ("head", "P54", "team")),
     # "A trader at the scene, Mr Tunde Bakare, said", "Counsel for the family, farmer Tom Reid, said": a trade
     # said of a name in apposition (``member_facts``: a doer's noun of a trade, "trader", not "resident")
     frame("a-trade-comma-name", "^ a|an [ {NORP} ] {WORD:role} ~6 , " + HONORIFIC + " {NAME:head} ,|said|told|who|was",
           ("head", "@trade", "role")),
-    frame("comma-trade-name", ", [ +2 ] {WORD:role} " + HONORIFIC + " {NAME:head} ,|said|told|argued|who|was",
+    frame("comma-trade-name", ", [ {WORD} ] {WORD:role} " + HONORIFIC + " {NAME:head} ,|said|told|argued|who|was",
           ("head", "@trade", "role")),
     # "Kingsford Rovers' Tom Eddery", "Harlow United's Ade Bello": a team's or a firm's person
     frame("owner-s-person", "{NAME:org} " + POSSESSIVE + " {NAME:head} ,|.|;|scored|made|added|took|hit|was|is|said|who|and",

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span
 from extract.text.class_phrase import class_words
 from extract.text.lexicons import cities, english_words, lemma_table, tail_types
 from extract.text.org_frames import ORG_NOUNS
-from extract.text.roles import role_category, trade_like, word_set
+from extract.text.roles import party_words, role_category, trade_like, word_set
 
 NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
 LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "around", "into"})
@@ -36,13 +36,13 @@ _PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z]
 
 
 def person_shaped(name: str) -> bool:
-    """"Auguste Delmas", "John Smith", "Awang Rosli Abang Jamil": two to four capitalised words, none of an organisation or a
-    place, the last no word that names a kind of thing ("Todd Glacier", "Hill Street" are things)
-    and no plural noun ("Ellerby Homes", "Central Lions")."""
+    """"Auguste Delmas", "John Smith", "Awang Rosli Abang Jamil": two to four capitalised words, none of
+    an organisation or a place, the last no word that names a kind of thing ("Todd Glacier", "Hill
+    Street" are things), not a party's name ("Liberal Democrats")."""
     words = name.replace("-", " ").split()
     return 2 <= len(words) <= 4 and all(_PERSON_WORD.match(w) for w in words) \
         and not {w.lower() for w in words} & (word_set("org_words") | word_set("place_words")) \
-        and words[-1].lower() not in thing_words() and not plural_noun(words[-1])
+        and words[-1].lower() not in thing_words() and not {w.lower().removesuffix("s") for w in words} <= party_words()
 
 
 # Surnames that are also plural nouns: a name ending in one may be a person's ("Tyra Banks").
@@ -91,6 +91,10 @@ EVALUATIVE = frozenset({"struggling", "troubled", "embattled", "beleaguered", "a
 
 # Nouns of firms that are no doer's noun: "the trading house X", "the Glasgow practice X".
 FIRM_NOUNS = frozenset({"house", "practice", "outfit", "enterprise", "venture", "cooperative", "co-operative"})
+# Nouns that say what a firm is *to* another, not what it is: "shirt sponsor X", "former employer X".
+RELATION_NOUNS = frozenset({"employer", "sponsor", "bidder", "backer", "investor", "supplier", "suitor", "acquirer",
+                            "buyer", "seller", "owner", "partner", "rival", "customer", "client", "creditor", "shareholder",
+                            "parent", "subsidiary", "successor", "predecessor", "competitor"})
 
 
 def org_class(phrase: str, organisation: bool) -> str | None:
@@ -103,6 +107,8 @@ def org_class(phrase: str, organisation: bool) -> str | None:
     "largest") and any before them go."""
     words = phrase.lower().split()
     noun = words[-1]
+    if noun in RELATION_NOUNS:
+        return None
     if noun not in org_nouns() and not (
             organisation and noun.isalpha() and lemma_table().get(noun, noun) == noun and not role_category(noun)
             and (trade_like(noun) or noun.endswith("ery") and noun in english_words()
@@ -137,11 +143,10 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
         votes["thing"] += 6  # "CHF 25,000", "NOK 2.3 billion": a currency, no organisation's acronym
     elif org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
-    plural = (len(words) > 1 or prev is not None and prev.lower_ == "the") and plural_noun(words[-1]) \
-        and words[-1].lower() not in word_set("place_words") and words[-1].lower() not in thing_words()
-    # ("the Kestrels", "the Mariners": a team; one plural word without "the" may be a surname)
-    if plural and not org_words:
-        votes["organization"] += 3  # "Ellerby Homes", "Central Lions"; a position before it still says person
+    if len(words) == 1 and prev is not None and prev.lower_ == "the" and plural_noun(words[0]) and not org_words \
+            and words[0].lower() not in word_set("place_words") | thing_words():
+        votes["organization"] += 3  # "the Kestrels", "the Mariners": a team (a name of more words may be a
+        # person's whose surname is a plural noun: "Sarah Graves", "Tom Parsons")
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
         votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
     if not org_words and (words and words[-1].lower() in word_set("place_words") or token.text in cities()
@@ -150,9 +155,9 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     if prev is not None:
         if prev.lower_.rstrip(".") in word_set("honorifics"):
             votes["person"] += 6
-        elif (prev.ent_type_ == "ROLE" or prev.ent_type_ == "OCCUPATION" and not plural
-              or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") and not org_words:
-            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"; not "developer Ellerby Homes"
+        elif (prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") \
+                and not org_words:
+            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"
         elif prev.text in org_nouns():
             votes["organization"] += 4  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
         elif prev.lower_ in LOCATIVE:
@@ -178,7 +183,7 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
                     break
                 if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS or doc[k].lemma_ in ("say", "tell"):
                     break
-    if nxt is not None and (nxt.lower_ in ("'s", "’s") and nxt2 is not None and nxt2.ent_type_ == "ROLE"
+    if nxt is not None and (nxt.lower_ in ("'s", "’s", "'", "’") and nxt2 is not None and nxt2.ent_type_ == "ROLE"
                             or (nxt.ent_type_ == "ROLE" or nxt.ent_type_ == "OCCUPATION" and not (
                                 prev is not None and prev.lower_ in ("the", "a", "an"))) and nxt2 is not None and (
                                 nxt2.ent_type_ in NAME_KINDS or nxt2.text == "," and nxt3 is not None
@@ -194,17 +199,18 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
             and nxt3 is not None and nxt3.lower_ in ("in", "by"):
         votes["organization"] += 3  # "Texovar, founded in 1984 by"
-    if nxt is not None and nxt.lower_ in ("have", "are", "were") and len(words) > 1 \
-            and not (prev is not None and prev.lower_ in ("and", "&", ",")):
-        votes["organization"] += 2  # "Kilbride Thistle have signed", "Harlow Foods are to close": no person "have"
     opens = i == token.sent.start or i == token.sent.start + 1 and doc[i - 1].lower_ == "the"
+    if opens and nxt is not None and nxt.lower_ in ("have", "are", "were") and len(words) > 1:
+        votes["organization"] += 2  # "Kilbride Thistle have signed", "Harlow Foods are to close": no person "have"
     for k in range(i + 1, min(i + 8, len(doc)) if opens else i):  # "Kalahari Platinum has lost its chief executive"
-        if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS or doc[k].lower_ in ("who", "which", "that"):
-            break
+        if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS or doc[k].lower_ in ("who", "which", "that") \
+                or doc[k].lemma_ in ("say", "tell", "call", "claim", "argue", "add"):
+            break  # "Tom Reid said its decision was wrong": the "its" is another's
         if doc[k].lower_ in ("its", "his"):
             votes["organization" if doc[k].lower_ == "its" else "person"] += 2
             break
     if 2 <= len(words) <= 4 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
+            and not {w.lower().removesuffix("s") for w in words} <= party_words() \
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
         votes["person"] += 1
     return votes

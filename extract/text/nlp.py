@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from extract.text import roles  # noqa: F401  (registers the news_spans and line_breaks components)
-from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer  # noqa: F401  (read here too)
+from extract.text.lexicons import cities, country_aliases, demonym_countries, english_words, gazetteer  # noqa: F401
 from graphstore.errors import ConfigError
 
 # Labels our rules read. A trained pipeline's own name labels count as NAME.
@@ -51,6 +51,7 @@ SAINTS = frozenset({"St", "St.", "Saint"})
 # Capitalised words that start sentences or titles but are not names by themselves.
 NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
     "Born", "Died", "Mr", "Mrs", "Ms", "Dr", "Sir", "Lord", "Lady", "St", "According", "Since",
+    "Fr.", "Msgr.", "Supt.", "Insp.", "Cpl.", "Capt.", "Lt.", "Col.",
     "During", "Following", "Despite", "Today", "Yesterday", "Monday", "Tuesday", "Wednesday",
     "Thursday", "Friday", "Saturday", "Sunday", "After", "Before", "While", "Although", "Although",
     "Previously", "Later", "Initially", "Currently", "Originally", "Subsequently", "Additionally",
@@ -113,9 +114,9 @@ HYPHENS = frozenset({"-", "–"})
 # Abbreviations before a name that end no sentence: "Fr. Dennis Panes", "Sta. Catalina", "Sto. Niño".
 NAME_ABBREVIATIONS = ("Fr.", "Msgr.", "Sta.", "Sto.", "STA.", "STO.", "Supt.", "Insp.", "Cpl.", "Capt.", "Lt.", "Col.")
 # Words after a hyphen that make an adjective of the name before them, not a given name's syllable.
-HYPHEN_SUFFIXES = frozenset({"based", "born", "bred", "owned", "led", "run", "era", "style", "old", "made", "listed",
-                             "wide", "like", "free", "type", "class", "area", "zone", "bound", "side", "up", "in",
-                             "out", "off", "on", "day", "year", "week", "time", "only", "level", "grown", "raised"})
+HYPHEN_SUFFIXES = frozenset("based born bred owned led run era style old made listed wide like free type class area zone "
+                            "bound side day year week time only level grown raised held set hit ray linked backed funded "
+                            "built sized focused shaped themed inspired".split())
 
 
 @functools.lru_cache(maxsize=1)
@@ -245,10 +246,10 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
             elif glued_hyphen(end) and capital(end + 1):
                 end += 2
                 last_good = end
-            elif glued_hyphen(end) and doc[end - 1].is_title and len(doc[end - 1]) <= 4 and doc[end + 1].is_lower \
-                    and (len(doc[end - 1]) <= 2 or end - 1 > start or doc[end - 1].lower_ not in english_words()) \
-                    and doc[end + 1].is_alpha and 2 <= len(doc[end + 1]) <= 5 \
-                    and doc[end + 1].lower_ not in HYPHEN_SUFFIXES and not capital(end + 2 if end + 2 < len(doc) else end):
+            elif glued_hyphen(end) and doc[end - 1].is_title and 2 <= len(doc[end - 1]) <= 4 and doc[end + 1].is_lower \
+                    and (end - 1 > start or doc[end - 1].lower_ not in english_words()) \
+                    and doc[end + 1].is_alpha and 3 <= len(doc[end + 1]) <= 5 and doc[end + 1].lower_ not in HYPHEN_SUFFIXES \
+                    and doc[end - 1].text not in cities() and not (end + 2 < len(doc) and capital(end + 2)):
                 end += 2  # "Ivan Leung Ka-fai", "Chan Wai-ming": a given name of two syllables
                 last_good = end
             elif glued_hyphen(end) and end + 3 < len(doc) and doc[end + 1].is_lower \

@@ -22,6 +22,7 @@ from typing import Iterable
 from extract.text.units import Triple
 
 HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "lord",
+                        "fr", "msgr", "supt", "insp", "cpl", "capt", "lt", "col",
                         "lady", "rev", "saint", "st", "hon", "mx", "president", "king", "queen",
                         "prince", "princess", "general", "captain", "judge"})
 ARTICLES = frozenset({"the", "a", "an"})

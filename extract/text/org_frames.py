@@ -13,7 +13,7 @@ The doer of a passive ("was taken over by Northcastle Bank", "was won by Joshua 
 
 from __future__ import annotations
 
-from extract.text.frames import FOUNDED_GAP, POSSESSIVE, Frame, frame
+from extract.text.frames import FOUNDED_GAP, HONORIFIC, POSSESSIVE, Frame, frame
 
 # "the businessman Eamon Crowley", "the private equity firm Hallam Capital": up to 4 words
 # that are not names between "by" and the doer.
@@ -104,8 +104,8 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- its people, as it announces them: "Kalahari Platinum said chief financial officer Annelie Botha
     # would serve as interim CEO" (``news_frames.role_facts``: no organisation's side for a person's "said")
     frame("org-said-role-name", "{SUBJ:org} [ has|have|had ] said|says|announced|confirmed [ that ] [ its|their ] "
-          "[ former|new|interim|acting|outgoing|current|incoming ] {ROLE:role} [ , ] [ mr|ms|mrs|dr|sir|dame|prof ] "
-          "{NAME:head}", ("head", "@role", "role")),
+          "[ former|new|interim|acting|outgoing|current|incoming ] {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
+          ("head", "@role", "role")),
     # -- how many work there: "its workforce of 240", "a staff of 60"
     frame("workforce-of", "{OWNER:head} " + POSSESSIVE + " ~3 workforce|payroll|staff of " + APPROX + " ~1 {QUANTITY:n}",
           ("head", "P1128", "n")),

@@ -27,7 +27,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer, lemma_table, news_lexicon
+from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer, news_lexicon
+from extract.text.modifiers import plain_modifiers_before
 
 _WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
 _NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?(bn|m|k)?$")
@@ -123,12 +124,20 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
                 j += 1
             else:
                 break
-        if last_head is None or last_head >= ent.end - 1 and doc[last_head].lower_ == "of":
+        if last_head is None or (last_head >= ent.end - 1 and doc[last_head].lower_ == "of"):
             continue
-        if doc[last_head].lower_ == "of":  # "The Managing Director of Pra River Cocoa Processing": its organisation
+        if doc[last_head].lower_ == "of":
+            # "The Managing Director of Pra River Cocoa, Mr X": the organisation, where a comma and the
+            # holder's name follow; "Director of Public Prosecutions Max Hill, a barrister" runs on into
+            # the holder's name: left whole
+            comma = ent.end + 1 if ent.end + 1 < len(doc) and doc[ent.end].is_title else ent.end  # "... Company Limited,"
+            after = doc[comma + 1] if comma + 1 < len(doc) else None
+            if comma >= len(doc) or doc[comma].text != "," or after is None \
+                    or not (after.text[:1].isupper() or after.lower_.rstrip(".") in word_set("honorifics")):
+                continue
             spans = [Span(doc, ent.start, k, label="NAME")] if k > ent.start else []
             return spans + [Span(doc, k, last_head, label="ROLE"), Span(doc, last_head + 1, ent.end, label="NAME")]
-        if last_head >= ent.end or not doc[last_head].text[:1].isupper():
+        if not doc[last_head].text[:1].isupper():
             continue
         if doc[last_head].lower_ in LEAGUE_NOUNS:
             continue  # "Premier League": a league, not a premier named League
@@ -203,7 +212,9 @@ NON_TRADES = frozenset({"mother", "father", "sister", "brother", "daughter", "wi
                         "beginner", "civilian", "member", "owner", "leader", "immigrant", "emigrant", "migrant",
                         "refugee", "homeowner", "householder", "resident", "tenant", "commuter", "motorist",
                         "pedestrian", "shopper", "patient", "victim", "witness", "bystander", "tourist", "fan",
-                        "co-author", "grandmother", "grandfather", "son", "wife", "husband", "parent"})
+                        "co-author", "grandmother", "grandfather", "son", "wife", "husband", "parent",
+                        "attacker", "killer", "murderer", "abductor", "kidnapper", "robber", "burglar", "shooter",
+                        "offender", "protester", "protestor", "demonstrator", "mourner", "mentor", "partner"})
 
 
 def doer_noun(word: str) -> bool:
@@ -294,10 +305,12 @@ def _role_spans(doc: Doc, kept: list[Span]) -> list[Span]:
         if last is None:
             i += 1
             continue
-        # "the council's planning officer"; not "a marine microbiologist" (an occupation stays one) or an
-        # office or a player's position, whose modifiers the lexicon lists ("site leader" says too little)
-        generic = not entity_only and role_category(doc[i:last].text) not in ("office", "player", "owner", "founder")
-        start = _plain_modifiers_before(doc, i, owner) if generic else i
+        # "the council's planning officer": a one-word position; not "a marine microbiologist" (an
+        # occupation stays one), not "In a statement chief executive X" (the lexicon's own position),
+        # not an office or a player's position, whose modifiers the lexicon lists ("site leader")
+        generic = not entity_only and last - i == 1 \
+            and role_category(doc[i:last].text) not in ("office", "player", "owner", "founder")
+        start = plain_modifiers_before(doc, i, owner) if generic else i
         before = owner.get(start - 1) if start > 0 else None
         if before is not None and before.label_ == "NAME" and _all_role_words(doc, before):
             start = before.start
@@ -305,41 +318,6 @@ def _role_spans(doc: Doc, kept: list[Span]) -> list[Span]:
             spans.append(Span(doc, start, last, label="ROLE"))
         i = last
     return spans
-
-
-# Where a position may begin with words the lexicon does not list: after a possessive, an
-# article, a status word, a comma, or a name ("the council's planning officer", "Ellerby Homes
-# land director X", "a former disaster officer").
-MODIFIED_AFTER = frozenset({"'s", "’s", "'", "’", "the", "a", "an", "its", "their", "his", "her", ",", "former", "new",
-                            "interim", "acting", "outgoing", "current", "incoming", "then", "retired", "veteran"})
-# -ing words that stand before a position without describing it ("including chief executive X").
-NOT_MODIFIERS = frozenset({"including", "following", "according", "regarding", "concerning", "during", "excluding",
-                           "involving", "being", "having", "becoming", "leaving", "joining", "replacing", "succeeding",
-                           "retiring", "outgoing", "incoming", "acting", "visiting", "reigning", "serving", "sitting",
-                           "presiding", "ruling", "founding", "managing", "governing", "standing", "caretaker"})
-
-
-def _plain_modifier(token) -> bool:
-    """An English noun or adjective in lower case that may describe a position ("land", "disaster",
-    "planning"): no function word, no inflected verb or plural ("said", "reports"), no status word."""
-    lower = token.lower_
-    if not (token.is_alpha and token.is_lower) or token.is_stop or lower in NOT_MODIFIERS or lower in MODIFIED_AFTER:
-        return False
-    lemma = lemma_table().get(lower, lower)
-    return lower in english_words() and (lemma == lower or lower.endswith("ing"))
-
-
-def _plain_modifiers_before(doc: Doc, i: int, owner: dict) -> int:
-    """Where the position found at token ``i`` begins, taking in up to two plain modifiers before
-    it where they follow a possessive, an article, a status word, a comma or a name."""
-    k = i
-    while k > 0 and i - k < 2 and k - 1 not in owner and _plain_modifier(doc[k - 1]) and not doc[k - 1].is_sent_start:
-        k -= 1
-    if k == i or k == 0:
-        return i
-    prev = doc[k - 1]
-    anchored = prev.lower_ in MODIFIED_AFTER or k - 1 in owner and owner[k - 1].label_ not in ("ROLE", "OCCUPATION")
-    return k if anchored else i
 
 
 def _quantity_spans(doc: Doc, taken: set[int]) -> list[Span]:

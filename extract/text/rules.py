@@ -386,8 +386,8 @@ def _resolve(found: list[Triple], phrases: list[tuple[Triple, ClassPhrase]], nam
                               and {w.lower() for w in t.tail.split()} & word_set("team_words")}
     triples: dict[tuple, Triple] = {}
     for t in out:
-        if t.head in persons and t.relation in PLACE_FACTS:
-            continue
+        if t.relation in PLACE_FACTS and (t.head in persons or t.tail in persons):
+            continue  # "of Halden Foods, Kwame Boateng,": a person is no place a place lies in
         if t.relation == "P54" and t.head not in sporty:
             continue
         triples.setdefault((t.head, t.relation, t.tail, t.passage), t)

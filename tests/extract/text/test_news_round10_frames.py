@@ -3,7 +3,7 @@ facts of heldout9 showed after its one measurement, and measured once on heldout
 followed by an honorific or by "of" and the organisation, the honorific between "the X of Y,"
 and a name, given names of two hyphened syllables, a position for the organisation a sentence
 opens on, a club's signing, the player a match report's first line names with the side that
-won, one plural word after "the" as a team, and the abbreviations of positions.
+won (after review: only a scorer), one plural word after "the" as a team, and the abbreviations of positions.
 
 Every sentence is made up for these tests (invented people, firms and places, not taken from
 the news corpus); every expected fact is written by hand from what the sentence says. Each
@@ -57,10 +57,12 @@ def test_a_club_s_signing(extractor):
     assert not any(r == "P54" for r, _, _ in facts(extractor, "The signing of the treaty by Ada Lowe was delayed."))
 
 
-def test_the_player_a_match_report_opens_on(extractor):
+def test_the_scorer_a_match_report_opens_on(extractor):
     got = facts(extractor, "LAHORE: Opener Hasan Qureshi struck 128 as Lahore Kingfishers thrashed Karachi Mariners.")
     assert {("P413", "Hasan Qureshi", "opener"), ("P54", "Hasan Qureshi", "Lahore Kingfishers")} <= got
-    # no player: a councillor's vote is no match
+    # (after review) only a scoring verb first: a player sent off is of either side; no councillor's vote
+    got = facts(extractor, "Goalkeeper Tom Reid was sent off as Leeds United beat Hull City.")
+    assert not any(r == "P54" for r, _, _ in got)
     got = facts(extractor, "Jane Lowe said the cuts were wrong as Harlow Council defeated the motion.")
     assert not any(r == "P54" for r, _, _ in got)
 
@@ -93,3 +95,17 @@ def test_after_the_measurement_hyphened_syllables_inside_a_name_and_abbreviation
     assert ("P39", "Vivian Leung Wing-yan", "chief executive") in got
     assert ("P131", "Sta. Catalina", "Negros Oriental") in facts(extractor, "STA. CATALINA, Negros Oriental — It reopened.")
     assert not any(h == "Fr" for _, h, _ in facts(extractor, "Parish priest Fr. Dennis Panes said the church would reopen."))
+
+
+def test_after_review_misreadings_of_ordinary_sentences(extractor):
+    # a review of the ninth and tenth rounds found these; each is read as before those rounds
+    got = facts(extractor, "Lawyers for Tom Reid have appealed against his sentence. He was born in Leeds in 1975.")
+    assert ("P19", "Tom Reid", "Leeds") in got                      # "have" after a name not opening the sentence
+    assert ("P39", "Tom Reid", "chief executive") in facts(
+        extractor, "In a statement chief executive Tom Reid said the firm was sound.")   # no "statement chief executive"
+    assert ("P106", "Tom Moore", "soldier") in facts(extractor, "Capt. Tom Moore, 99, a former soldier, died.")
+    assert not any(r == "P31" for r, _, _ in facts(extractor, "The club unveiled a new kit with shirt sponsor Ellerby Homes."))
+    assert not any(r == "P106" for r, _, _ in facts(extractor, "After the hearing, murderer Tom Reid was led away."))
+    assert facts(extractor, "The Kyiv-held town was shelled.") == set()
+    assert not any(r == "P131" for r, _, _ in facts(
+        extractor, "The managing director of Halden Cocoa Company, Kwame Boateng, has resigned."))  # a person is no place

@@ -1,7 +1,7 @@
 """The ninth round of news frames (issue 17, part 3), written from the misses that the gold
 facts of heldout5 to heldout8 showed (all read by then) and measured once on heldout9: the
 possessive of a plural name, positions with modifiers the lexicon does not list, names ending in
-a plural noun as organisations, what a firm is by the noun before or after its name (any trade,
+a plural noun as organisations (after review: only one plural word after "the"), what a firm is by the noun before or after its name (any trade,
 not only the lexicon's firm nouns, once the name is known to be an organisation), an age
 between a name and its position, a firm announcing its people, and "its" after a sentence's
 first name.
@@ -40,13 +40,17 @@ def test_a_position_with_modifiers_the_lexicon_does_not_list(extractor):
         extractor, "Dr Sune Falk, a marine microbiologist at Holmvik University, led the work.")
 
 
-def test_a_name_ending_in_a_plural_noun_is_an_organisation(extractor):
+def test_a_plural_noun_after_the_and_a_plural_possessive(extractor):
     assert [plural_noun(w) for w in ("Homes", "Resources", "Lions", "Industries")] == [True] * 4
     # not a surname that is also a plural, not a word that only ends in s
     assert [plural_noun(w) for w in ("Banks", "Williams", "Davis", "News")] == [False] * 4
-    got = facts(extractor, "The plan was submitted by York-based developer Ellerby Homes.")
-    assert {("P159", "Ellerby Homes", "York"), ("P31", "Ellerby Homes", "developer")} <= got
-    # a position before it still says a person
+    got = facts(extractor, "Ellerby Homes' chief executive, Simon Kettlewell, said the firm had listened.")
+    assert ("P108", "Simon Kettlewell", "Ellerby Homes") in got
+    # (after review) a name of two words ending in a plural noun may be a person's: no vote of its own
+    got = facts(extractor, "Sarah Graves was born in Leeds in 1970.")
+    assert {("P19", "Sarah Graves", "Leeds"), ("P569", "Sarah Graves", "1970")} <= got
+    assert ("P106", "Tom Parsons", "novelist") in facts(extractor, "Novelist Tom Parsons has died at the age of 84.")
+    # a position before it says a person
     got = facts(extractor, "But Cllr Graham Pickles (Lib Dem, Thornby) said the drains were full.")
     assert ("P39", "Graham Pickles", "councillor") in got
 
