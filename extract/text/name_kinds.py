@@ -112,7 +112,7 @@ def org_class(phrase: str, organisation: bool) -> str | None:
     if noun not in org_nouns() and not (
             organisation and noun.isalpha() and lemma_table().get(noun, noun) == noun and not role_category(noun)
             and (trade_like(noun) or noun.endswith("ery") and noun in english_words()
-                 or noun in word_set("generic_orgs") | word_set("org_words") | FIRM_NOUNS)):
+                 or noun in FIRM_NOUNS or noun in word_set("generic_orgs") or noun in word_set("org_words"))):
         return None
     kept: list[str] = []
     for word in reversed(words[:-1]):
@@ -144,7 +144,7 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     elif org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
         votes["organization"] += 3
     if len(words) == 1 and prev is not None and prev.lower_ == "the" and plural_noun(words[0]) and not org_words \
-            and words[0].lower() not in word_set("place_words") | thing_words():
+            and words[0].lower() not in word_set("place_words") and words[0].lower() not in thing_words():
         votes["organization"] += 3  # "the Kestrels", "the Mariners": a team (a name of more words may be a
         # person's whose surname is a plural noun: "Sarah Graves", "Tom Parsons")
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
@@ -202,13 +202,15 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
     opens = i == token.sent.start or i == token.sent.start + 1 and doc[i - 1].lower_ == "the"
     if opens and nxt is not None and nxt.lower_ in ("have", "are", "were") and len(words) > 1:
         votes["organization"] += 2  # "Kilbride Thistle have signed", "Harlow Foods are to close": no person "have"
-    for k in range(i + 1, min(i + 8, len(doc)) if opens else i):  # "Kalahari Platinum has lost its chief executive"
-        if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS or doc[k].lower_ in ("who", "which", "that") \
-                or doc[k].lemma_ in ("say", "tell", "call", "claim", "argue", "add"):
-            break  # "Tom Reid said its decision was wrong": the "its" is another's
-        if doc[k].lower_ in ("its", "his"):
-            votes["organization" if doc[k].lower_ == "its" else "person"] += 2
-            break
+    if opens:  # "Kalahari Platinum has lost its chief executive"
+        for k in range(i + 1, min(i + 8, len(doc))):
+            if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS \
+                    or doc[k].lower_ in ("who", "which", "that") \
+                    or doc[k].lemma_ in ("say", "tell", "call", "claim", "argue", "add"):
+                break  # "Tom Reid said its decision was wrong": the "its" is another's
+            if doc[k].lower_ in ("its", "his"):
+                votes["organization" if doc[k].lower_ == "its" else "person"] += 2
+                break
     if 2 <= len(words) <= 4 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
             and not {w.lower().removesuffix("s") for w in words} <= party_words() \
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
