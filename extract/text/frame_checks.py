@@ -119,3 +119,14 @@ def placed_after(doc: Doc, ref: str | None) -> bool:
         k += 1
     return k + 1 < len(doc) and doc[k].lower_ in ("of", "at") and (
         doc[k + 1].ent_type_ in NAMES or doc[k + 1].lower_ == "the" and k + 2 < len(doc) and doc[k + 2].ent_type_ in NAMES)
+
+
+# Participles that turn a name before a hyphen into an adjective ("Montreal-born pianist").
+ADJECTIVE_PARTICIPLES = frozenset({"born", "based", "bred", "raised", "listed", "owned", "headquartered", "registered"})
+
+
+def adjective_name(doc: Doc, ref: str | None) -> bool:
+    """"Montreal-born", "Perth-based": a name that only describes the noun after it."""
+    i = token_index(ref)
+    return i is not None and i + 2 < len(doc) and doc[i + 1].text == "-" \
+        and doc[i + 2].lower_ in ADJECTIVE_PARTICIPLES

@@ -124,6 +124,16 @@ def org_class(phrase: str, organisation: bool) -> str | None:
     return " ".join(kept + [noun])
 
 
+# Last words that say a name is a building or an institution, not a person: none that is a common
+# surname ("Jessica Hall", "Robert Plant", "Tom Church") or a place's word ("Millersburg Station").
+BUILDING_VOTES = frozenset({
+    "hospital", "school", "university", "college", "museum", "gallery", "library", "theatre", "theater", "stadium",
+    "cathedral", "hotel", "airport", "prison", "observatory", "institute", "academy", "auditorium", "arena", "zoo",
+    "centre", "center", "hospice", "tower", "factory", "bakery", "quarry", "residences", "mall", "clinic", "oval",
+    "mosque", "barracks", "depot", "warehouse", "brewery", "distillery", "winery", "shipyard", "campus", "sanctuary",
+    "cemetery", "lighthouse", "complex", "terminal", "restaurant", "pub"})
+
+
 def evidence(doc: Doc, i: int) -> collections.Counter:
     """Votes for what the name at token ``i`` is, from this one mention."""
     votes: collections.Counter = collections.Counter()
@@ -147,6 +157,8 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
             and words[0].lower() not in word_set("place_words") and words[0].lower() not in thing_words():
         votes["organization"] += 3  # "the Kestrels", "the Mariners": a team (a name of more words may be a
         # person's whose surname is a plural noun: "Sarah Graves", "Tom Parsons")
+    if len(words) > 1 and words[-1].lower() in BUILDING_VOTES and not org_words:
+        votes["organization"] += 2  # "Meridian Tower", "Kiptenden Tea Factory": a building, an institution; no person
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
         votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
     if not org_words and (words and words[-1].lower() in word_set("place_words") or token.text in cities()

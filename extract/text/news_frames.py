@@ -78,8 +78,8 @@ NEWS_FRAMES: tuple[Frame, ...] = (
           ("head", "@role", "role")),
     # "Bayhawks coach Terri Lindqvist", "Google engineer X": an occupation at a named organisation
     frame("org-occupation-name", "{NAME:org} {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
-    frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for [ {NORP:nationality} ] [ {NAME} ] *2 "
-          "{OCCUPATION:role} {NAME:head}",
+    frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for|, [ {NORP:nationality} ] [ {NAME} ] *2 "
+          "{OCCUPATION:role} " + HONORIFIC + " {NAME:head}",
           ("head", "@role", "role"), ("head", "P27", "nationality")),
     # "A former county prosecutor and state attorney general, Halvorsen chairs ...": fronted positions
     frame("fronted-position", "^ " + STATUS + " ~2 {POSITION:role} [ and ~3 {POSITION} ~1 ] , {NAME:head}",
@@ -201,7 +201,9 @@ NEWS_FRAMES: tuple[Frame, ...] = (
 
 @functools.lru_cache(maxsize=1)
 def occupations() -> frozenset[str]:
-    return frozenset(o.lower() for o in gazetteer()["occupations"])
+    """The gazetteer's occupations, and the staff positions of the news lexicon that are trades
+    too ("an analyst at X": a position there, and what the person does)."""
+    return frozenset(o.lower() for o in gazetteer()["occupations"]) | {"analyst", "lecturer"}
 
 
 TITLE_ABBREVIATIONS = {"sen": "senator", "rep": "representative", "gov": "governor", "cllr": "councillor"}
@@ -272,8 +274,9 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     if category == "player" and role is not None and (played := playing_position(role[0])):
         out.append(make(name, "P413", played, "person", "position"))
     if category == "head" and role is not None and len(role[0].split()) > 1 \
-            and role[0].lower().split()[0] not in ("managing", "executive", "director", "director-general"):
-        category = "staff"  # a finance director works for the bank; its director heads it
+            and (role[0].lower().split()[0] not in ("managing", "executive", "director", "director-general")
+                 or " of " in role[0].lower()):
+        category = "staff"  # a finance director or a director of operations works for the bank; its director heads it
     if role is not None and category in ("", "staff", "coach", "player"):
         words = role[0].lower().split()
         occupation = next((" ".join(words[k:]) for k in range(len(words)) if " ".join(words[k:]) in occupations()),

@@ -29,6 +29,9 @@ ORG_NOUNS = ("company|group|firm|maker|manufacturer|bank|chain|giant|operator|in
 PLACED = "[ {PLACE} [ - based|listed|owned|headquartered|registered ] ]"
 
 FACILITY_END = ",|.|;|has|have|had|is|was|will|said|which|where|on|and|for"
+# What a number before a thing's class measures: "a 32-storey office building", "a 480-unit condominium".
+MEASURES = ("storey|story|unit|hectare|acre|room|bed|bedroom|seat|metre|meter|foot|mile|kilometre|km|tonne|megawatt|"
+            "home|house|store|shop|berth|screen|hole|lane|floor|classroom|pupil|student|member|strong")
 
 ORG_FRAMES: tuple[Frame, ...] = (
     # -- owners and takeovers: "Yorvale Bank, which was taken over by Northcastle Bank"
@@ -56,9 +59,13 @@ ORG_FRAMES: tuple[Frame, ...] = (
     frame("built-in", "{SUBJ:head} " + FOUNDED_GAP + " be built|constructed|completed ~2 in {DATE:date}",
           ("head", "P571", "date")),
     # -- where a named building or institution is: "The Whitlock Gallery in Glasgow has appointed"
-    # (rules: only a name ending in one of ``FACILITIES``)
+    # (rules: only a name ending in one of ``BUILDINGS``)
     frame("facility-in", "the {NAME:head} in [ the ] {PLACE:place} " + FACILITY_END, ("head", "P131", "place")),
     frame("facility-in-first", "^ {NAME:head} in [ the ] {PLACE:place} " + FACILITY_END, ("head", "P131", "place")),
+    # ... after a preposition or a verb: "rated Thornleigh Lodge in Spalding", "at Kiptenden Tea Factory in Kericho"
+    frame("facility-in-after", "at|to|from|of|near|outside|inside|into|for|with|by|visit|visited|rated|built|opened|"
+          "closed|bought|sold|run|runs|ran|manage|manages|managed|join|joined|, {NAME:head} in [ the ] {PLACE:place} "
+          + FACILITY_END, ("head", "P131", "place")),
     # -- the dateline of wire copy: "KOUROU, French Guiana (AP) —" (rules: the place title-cased)
     frame("dateline", "^ {NAME:place} , {PLACE:region} [ , {PLACE} ] [ ( {NAME} ) ] —|–|-", ("place", "P131", "region")),
     # -- what a named thing cost: "The £6.5 million Eastwick Hub"
@@ -93,6 +100,9 @@ ORG_FRAMES: tuple[Frame, ...] = (
     # -- and after it: "Brightwater Mutual, the insurer," "Hoshida Holdings, a Japanese conglomerate, said"
     frame("class-after-org", "{NAME:head} , a|an|the [ {NORP} ] " + PLACED + " {WORDS:role} ,|.|;|which|that|whose|said|has|is|based",
           ("head", "@class", "role")),
+    # -- ... and where it is: "Meridian Tower, a 32-storey office building in Tanjong Pagar,"
+    frame("class-in-place", "{NAME:head} , a|an [ {QUANTITY} - " + MEASURES + " ] {WORDS:role} in [ the ] {PLACE:place} "
+          ",|.|;|that|which|where|with|owned|run|built|near", ("head", "@class", "role"), ("head", "P131", "place")),
     # -- who owns it: "Its largest shareholder is the investment firm Fjellstad Kapital"
     frame("largest-shareholder", "{OWNER:head} " + POSSESSIVE + " largest|biggest|main|majority|principal|controlling|major "
           "shareholder|owner|investor be|is|remains [ now|still ] " + DESCRIBED + " {NAME:owner}", ("head", "P127", "owner")),
@@ -115,7 +125,14 @@ FACILITIES = frozenset({"gallery", "museum", "hospital", "hospice", "school", "u
                         "theatre", "theater", "hall", "centre", "center", "stadium", "court", "church", "cathedral",
                         "hotel", "airport", "station", "prison", "observatory", "institute", "studio", "studios",
                         "arena", "zoo", "academy", "auditorium", "lodge", "manor"})
-HEAD_LAST_WORDS = {"facility-in": FACILITIES, "facility-in-first": FACILITIES}
+# ... and of other places of work and buildings, which a short mention never drops ("Leeds Market"
+# is no "Leeds"): the names the frames that place a building read.
+BUILDINGS = FACILITIES | frozenset({
+    "tower", "factory", "mill", "farm", "market", "pub", "restaurant", "bakery", "quarry", "mine", "plant", "port",
+    "harbour", "terminal", "complex", "residences", "mall", "clinic", "oval", "temple", "mosque", "chapel", "abbey",
+    "castle", "palace", "barracks", "depot", "warehouse", "brewery", "distillery", "winery", "vineyard", "shipyard",
+    "campus", "sanctuary", "cemetery", "lighthouse", "pier"})
+HEAD_LAST_WORDS = {"facility-in": BUILDINGS, "facility-in-first": BUILDINGS, "facility-in-after": BUILDINGS}
 # Frames whose shape says the head is an organisation ("the German engineering group X"):
 # their facts stand even where the head's name looks like a person's ("Rheinwerk Antriebe").
 # So do the costs of named things ("the £6.5 million Eastwick Hub") and the years of quoted titles

@@ -23,9 +23,9 @@ from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import ClassPhrase, class_phrase, class_words, is_event, person_noun
 from extract.text.coref import Mentions, common_word
-from extract.text.frame_checks import (ENTITY_REF as _ENTITY_REF, after_article, after_at, after_preposition,
-                                       after_rank, head_ends, in_name_list, opening_common_word, owned_role,
-                                       placed_after)
+from extract.text.frame_checks import (ENTITY_REF as _ENTITY_REF, adjective_name, after_article, after_at,
+                                       after_preposition, after_rank, head_ends, in_name_list, opening_common_word,
+                                       owned_role, placed_after)
 from extract.text.opening import document_subject, title_case_headline
 from extract.text.frames import FRAMES, NAMES
 from extract.text.kin_frames import KIN_FRAMES, drop_kin_chains
@@ -254,8 +254,9 @@ class RulesExtractor:
             if tail_text.lower() not in class_words()["unit_classes"]:
                 return None
             tail_label = "CLASS"
-        if relation == "P1344" and not is_event(tail_text):
-            return None
+        if relation == "P1344" and (not is_event(tail_text) or context[0].kind(head_text) == "place"
+                                    or one_english_word(head_text) or adjective_name(doc, match.group(head_role))):
+            return None  # "The Montreal-born pianist ... took second prize at the X Competition": no Montreal
         if relation == "P54" and LEAGUE_WORDS & set(tail_text.lower().split()):
             return None
         head_text, tail_text = display_name(head_text), display_name(tail_text)
