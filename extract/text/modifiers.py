@@ -1,7 +1,8 @@
 """Words before a position that the lexicon does not list: "the council's planning officer",
 "Ellerby Homes land director X", "a former disaster officer". ``roles`` takes up to two of them
 into a one-word position where they follow a possessive, an article, a status word, a comma or
-a name; this module says which words may be such a modifier."""
+a name; this module says which words may be such a modifier, and where a field after "of" goes
+on a position's name ("head of research at X")."""
 
 from __future__ import annotations
 
@@ -43,3 +44,31 @@ def plain_modifiers_before(doc: Doc, i: int, owner: dict) -> int:
     prev = doc[k - 1]
     anchored = prev.lower_ in MODIFIED_AFTER or (k - 1 in owner and owner[k - 1].label_ not in ("ROLE", "OCCUPATION"))
     return k if anchored else i
+
+
+# Where "of" + plain words go on a position's name ("head of research at X", "director of
+# communications, said"), and the last words of a unit after "of the" ("head of the medicine
+# department at X").
+FIELD_ENDS = frozenset({"at", "with", "for", "in", ",", ".", ";", "and"})
+UNIT_WORDS = frozenset({"department", "division", "unit", "section", "team", "programme", "program", "desk",
+                        "ward", "faculty", "office"})
+FIELD_NOT = frozenset({"the", "a", "an", "his", "her", "its", "their", "this", "that", "these", "those", "our",
+                       "my", "your", "state", "staff"})
+
+
+def field_after(doc: Doc, end: int, owner: dict) -> int:
+    """The end of a position's name with its field: "head" + "of research" before "at", ","; the
+    position's own end where no plain field follows."""
+    if end + 1 >= len(doc) or doc[end].lower_ != "of":
+        return end
+    k = end + 1
+    article = doc[k].lower_ == "the"
+    k += article
+    start = k
+    while k < len(doc) and k - start < 3 and k not in owner and doc[k].is_alpha and doc[k].is_lower \
+            and doc[k].lower_ not in FIELD_NOT and doc[k].lower_ not in FIELD_ENDS:
+        k += 1
+    if k == start or k >= len(doc) or doc[k].lower_ not in FIELD_ENDS \
+            or article and doc[k - 1].lower_ not in UNIT_WORDS:
+        return end
+    return k

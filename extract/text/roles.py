@@ -28,7 +28,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer, news_lexicon
-from extract.text.modifiers import plain_modifiers_before
+from extract.text.modifiers import field_after, plain_modifiers_before
 
 _WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
 _NUMBER = re.compile(r"^\d[\d,]*(\.\d+)?(bn|m|k)?$")
@@ -317,38 +317,10 @@ def _role_spans(doc: Doc, kept: list[Span]) -> list[Span]:
         if before is not None and before.label_ == "NAME" and _all_role_words(doc, before):
             start = before.start
         if not (entity_only and start == i):  # a bare occupation stays one
-            last = _field_after(doc, last, owner)
+            last = field_after(doc, last, owner)
             spans.append(Span(doc, start, last, label="ROLE"))
         i = last
     return spans
-
-
-# Where "of" + plain words go on a position's name ("head of research at X", "director of
-# communications, said"), and the last words of a unit after "of the" ("head of the medicine
-# department at X").
-FIELD_ENDS = frozenset({"at", "with", "for", "in", ",", ".", ";", "and"})
-UNIT_WORDS = frozenset({"department", "division", "unit", "section", "team", "programme", "program", "desk",
-                        "ward", "faculty", "office"})
-FIELD_NOT = frozenset({"the", "a", "an", "his", "her", "its", "their", "this", "that", "these", "those", "our",
-                       "my", "your", "state", "staff"})
-
-
-def _field_after(doc: Doc, end: int, owner: dict) -> int:
-    """The end of a position's name with its field: "head" + "of research" before "at", ","; the
-    position's own end where no plain field follows."""
-    if end + 1 >= len(doc) or doc[end].lower_ != "of":
-        return end
-    k = end + 1
-    article = doc[k].lower_ == "the"
-    k += article
-    start = k
-    while k < len(doc) and k - start < 3 and k not in owner and doc[k].is_alpha and doc[k].is_lower \
-            and doc[k].lower_ not in FIELD_NOT and doc[k].lower_ not in FIELD_ENDS:
-        k += 1
-    if k == start or k >= len(doc) or doc[k].lower_ not in FIELD_ENDS \
-            or article and doc[k - 1].lower_ not in UNIT_WORDS:
-        return end
-    return k
 
 
 def _quantity_spans(doc: Doc, taken: set[int]) -> list[Span]:
