@@ -15,6 +15,7 @@ from spacy.tokens import Doc
 from extract.text.class_phrase import class_words
 from extract.text.frames import NAMES
 from extract.text.lexicons import one_english_word
+from extract.text.name_kinds import modifier_name
 from extract.text.roles import opens_sentence, word_set
 from extract.text.signature import POSSESSIVES
 
@@ -121,12 +122,8 @@ def placed_after(doc: Doc, ref: str | None) -> bool:
         doc[k + 1].ent_type_ in NAMES or doc[k + 1].lower_ == "the" and k + 2 < len(doc) and doc[k + 2].ent_type_ in NAMES)
 
 
-# Participles that turn a name before a hyphen into an adjective ("Montreal-born pianist").
-ADJECTIVE_PARTICIPLES = frozenset({"born", "based", "bred", "raised", "listed", "owned", "headquartered", "registered"})
-
-
 def adjective_name(doc: Doc, ref: str | None) -> bool:
-    """"Montreal-born", "Perth-based": a name that only describes the noun after it."""
+    """"Montreal-born", "Perth-based": a name that only describes the noun after it
+    (``name_kinds.modifier_name``)."""
     i = token_index(ref)
-    return i is not None and i + 2 < len(doc) and doc[i + 1].text == "-" \
-        and doc[i + 2].lower_ in ADJECTIVE_PARTICIPLES
+    return i is not None and modifier_name(doc[i])

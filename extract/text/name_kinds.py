@@ -25,7 +25,7 @@ from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import class_words
 from extract.text.lexicons import cities, english_words, lemma_table, tail_types
-from extract.text.org_frames import ORG_NOUNS
+from extract.text.org_frames import BUILDINGS, ORG_NOUNS
 from extract.text.roles import party_words, role_category, trade_like, word_set
 
 NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
@@ -124,14 +124,12 @@ def org_class(phrase: str, organisation: bool) -> str | None:
     return " ".join(kept + [noun])
 
 
-# Last words that say a name is a building or an institution, not a person: none that is a common
-# surname ("Jessica Hall", "Robert Plant", "Tom Church") or a place's word ("Millersburg Station").
-BUILDING_VOTES = frozenset({
-    "hospital", "school", "university", "college", "museum", "gallery", "library", "theatre", "theater", "stadium",
-    "cathedral", "hotel", "airport", "prison", "observatory", "institute", "academy", "auditorium", "arena", "zoo",
-    "centre", "center", "hospice", "tower", "factory", "bakery", "quarry", "residences", "mall", "clinic", "oval",
-    "mosque", "barracks", "depot", "warehouse", "brewery", "distillery", "winery", "shipyard", "campus", "sanctuary",
-    "cemetery", "lighthouse", "complex", "terminal", "restaurant", "pub"})
+# Last words that say a name is a building or an institution, not a person: the buildings' words
+# but those that are common surnames ("Jessica Hall", "Robert Plant", "Tom Church") or places'
+# words ("Millersburg Station", "Ōkahu Station" a farm).
+BUILDING_VOTES = BUILDINGS - {"abbey", "castle", "chapel", "church", "court", "farm", "hall", "harbour", "lodge",
+                              "manor", "market", "mill", "mine", "palace", "pier", "plant", "port", "station",
+                              "studio", "studios", "temple", "vineyard"}
 
 
 def evidence(doc: Doc, i: int) -> collections.Counter:
