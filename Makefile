@@ -7,18 +7,20 @@
 #               a GD unlearning of the audit set (forget facts the retain text does not state);
 #               then check the memorization measure on synthetic Wikidata people (a scratch model
 #               trained on half of them), and unlearn the memorized facts of one person it knows
-#   make test   set up .venv and run the test suite
+#   make test   set up .venv, build the Neo4j test server (Maven), and run the test suite on both
+#               engines (embedded ArcadeDB and Neo4j 5.26; docs/testing.md)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := out/demo_pistol.json
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench clean neo4j-server
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# torch first, pinned: pip then takes the local CPU build instead of pulling CUDA packages.
+# torch first, pinned: PyPI's Linux build, which brings its CUDA libraries (docs/testing.md: what
+# the first install costs). On a GPU machine it is the CUDA build you need anyway.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
@@ -33,6 +35,16 @@ $(CHROMIUM):
 	-@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "chromium is not installed and cannot be here (not root with apt): the audit view browser test will skip"; fi
+
+# The Neo4j 5.26 test server (tests/neo4j_server): built once from Maven Central, then offline.
+# Without Java or Maven it is not built and the Neo4j cases of the suite skip, saying so.
+NEO4J_SERVER := tests/neo4j_server/target/.built
+$(NEO4J_SERVER): tests/neo4j_server/pom.xml tests/neo4j_server/src/main/java/audit/neo4j/TestServer.java
+	@if command -v java >/dev/null && command -v mvn >/dev/null; then \
+		cd tests/neo4j_server && mvn -q -B -Dstyle.color=never package && touch target/.built; \
+	else echo "java or mvn is not installed: the Neo4j test server is not built and its tests will skip"; fi
+
+neo4j-server: $(NEO4J_SERVER)
 
 demo: install
 	mkdir -p out
@@ -55,7 +67,7 @@ demo: install
 		--model out/demo-people/model --no-inject --method npo --run-id demo-people-npo \
 		--memorization-option counterfactuals=10
 
-test: install $(CHROMIUM)
+test: install $(CHROMIUM) $(NEO4J_SERVER)
 	$(BIN)/python -m pytest
 
 bench: install

@@ -228,10 +228,12 @@ class GraphStore:
         with self._errors(query, read_only=True):
             with self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
                 summary = session.run("EXPLAIN " + query, params).consume()
-        if summary.query_type not in ("r", None):
-            raise QueryError(_WRITE_REFUSED + f" (query type {summary.query_type!r})")
+        # LOAD CSV first: a query that loads and writes is refused for loading, as the embedded
+        # engine refuses it (the file is never read either way)
         if _plan_has(summary.plan, "LoadCSV"):
             raise QueryError(_LOAD_CSV_REFUSED)
+        if summary.query_type not in ("r", None):
+            raise QueryError(_WRITE_REFUSED + f" (query type {summary.query_type!r})")
 
     @contextlib.contextmanager
     def _errors(self, query: str, read_only: bool = False):

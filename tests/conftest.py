@@ -39,9 +39,42 @@ def pistol_file(name: str) -> Path:
     return path
 
 
+# -- engines -----------------------------------------------------------------------------------
+# Every test that asks for `settings` or `store` runs on each engine chosen here (docs/testing.md):
+#   AUDIT_TEST_ENGINE or --engine: embedded | neo4j | both (default both)
+# Without Java or Maven (or an unbuilt server) the Neo4j cases skip with one line saying what is
+# missing; with AUDIT_TEST_REQUIRE_NEO4J=1 (.ci/run sets it) the session fails instead.
+ENGINES = ("embedded", "neo4j")
+ENV_ENGINE = "AUDIT_TEST_ENGINE"
+ENV_REQUIRE_NEO4J = "AUDIT_TEST_REQUIRE_NEO4J"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--engine", choices=("embedded", "neo4j", "both"), default=None,
+                     help=f"graph engine(s) for the store tests (default: ${ENV_ENGINE}, else both)")
+
+
+def chosen_engines(config) -> tuple[str, ...]:
+    choice = config.getoption("--engine") or os.environ.get(ENV_ENGINE) or "both"
+    if choice not in ("embedded", "neo4j", "both"):
+        raise pytest.UsageError(f"{ENV_ENGINE}={choice!r}: use embedded, neo4j or both")
+    return ENGINES if choice == "both" else (choice,)
+
+
+def pytest_generate_tests(metafunc):
+    if "engine" in metafunc.fixturenames:
+        metafunc.parametrize("engine", chosen_engines(metafunc.config), indirect=True, scope="session")
+
+
+@pytest.fixture(scope="session")
+def engine(request) -> str:
+    """The engine of this test case: 'embedded' or 'neo4j' (the case id names it)."""
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def store_dir(tmp_path_factory) -> Path:
-    """The store folder of the session's server; stopped (and checked gone) at the end."""
+    """The store folder of the session's embedded server; stopped (and checked gone) at the end."""
     path = tmp_path_factory.mktemp("store")
     os.environ["AUDIT_EMBEDDED_IDLE_TIMEOUT"] = "900"
     server = EmbeddedServer(path)
@@ -51,8 +84,59 @@ def store_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def settings(store_dir) -> ConnectionSettings:
-    return ConnectionSettings.resolve(store_dir=store_dir, environ={})
+def neo4j_server(tmp_path_factory):
+    """One Neo4j 5.26 test server for the session (tests/neo4j_server), stopped at the end."""
+    from neo4j_server.server import Neo4jTestServer, missing
+
+    reason = missing()
+    if reason:
+        if os.environ.get(ENV_REQUIRE_NEO4J) == "1":
+            pytest.exit(f"Neo4j is required ({ENV_REQUIRE_NEO4J}=1) but cannot start: {reason}", returncode=3)
+        pytest.skip(f"Neo4j tests skipped: {reason}")
+    server = Neo4jTestServer(tmp_path_factory.mktemp("neo4j"))
+    try:
+        info = server.start()
+    except RuntimeError as e:
+        if os.environ.get(ENV_REQUIRE_NEO4J) == "1":
+            pytest.exit(f"Neo4j is required ({ENV_REQUIRE_NEO4J}=1) but did not start: {e}", returncode=3)
+        pytest.skip(f"Neo4j tests skipped: {e}")
+    yield info
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(engine, request) -> ConnectionSettings:
+    """How this case reaches its engine's server."""
+    if engine == "embedded":
+        return ConnectionSettings.resolve(store_dir=request.getfixturevalue("store_dir"), environ={})
+    info = request.getfixturevalue("neo4j_server")
+    return ConnectionSettings.resolve(uri=info.uri, user="neo4j", password=info.password, environ={})
+
+
+def cli_store_args(settings: ConnectionSettings) -> list[str]:
+    """The `audit` options that reach the server of ``settings``."""
+    if settings.embedded:
+        return ["--store", str(settings.store_dir)]
+    return ["--uri", settings.uri, "--user", settings.user, "--password", settings.password]
+
+
+@pytest.fixture(scope="session")
+def store_args(settings) -> list[str]:
+    """The `audit` options that reach this case's engine."""
+    return cli_store_args(settings)
+
+
+@pytest.fixture(scope="session")
+def store_env(settings) -> dict[str, str]:
+    """Environment for an `audit` subprocess that reaches this case's engine."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("AUDIT_NEO4J_URI", "AUDIT_NEO4J_USER", "AUDIT_NEO4J_PASSWORD", "AUDIT_NEO4J_DATABASE")}
+    if settings.embedded:
+        env["AUDIT_HOME"] = str(settings.store_dir)
+    else:
+        env.update(AUDIT_NEO4J_URI=settings.uri, AUDIT_NEO4J_USER=settings.user,
+                   AUDIT_NEO4J_PASSWORD=settings.password)
+    return env
 
 
 @pytest.fixture()

@@ -304,7 +304,7 @@ CASES = pistol_cases() + text_cases() + wikidata_cases() + cli_cases() + experim
 
 
 @pytest.fixture(scope="module")
-def baseline(settings, store_dir, tmp_path_factory):
+def baseline(settings, store_args, tmp_path_factory):
     """The store every case runs against: a PISTOL, a text and a Wikidata graph."""
     from graphstore import GraphStore
 
@@ -318,7 +318,7 @@ def baseline(settings, store_dir, tmp_path_factory):
                   "--graph", "demo-text"],
                  ["generate", "wikidata", "--people", "3", "--seed", "2", "-o", str(people)],
                  ["build", "--wikidata", str(people), "--graph", "people"]):
-        result = runner.invoke(cli, args + (["--store", str(store_dir)] if args[0] == "build" else []),
+        result = runner.invoke(cli, args + (list(store_args) if args[0] == "build" else []),
                                catch_exceptions=False)
         assert result.exit_code == 0, result.output
     with GraphStore.open(settings) as store:
@@ -331,7 +331,7 @@ def test_the_corpus_is_large_and_every_case_is_named_once():
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_bad_input_is_one_clear_line_and_changes_nothing(baseline, store_dir, tmp_path, case):
+def test_bad_input_is_one_clear_line_and_changes_nothing(baseline, store_args, tmp_path, case):
     suffix = case.extra.get("suffix", b".json").decode()
     path = tmp_path / f"input{suffix}"
     if case.content is not None:
@@ -344,7 +344,7 @@ def test_bad_input_is_one_clear_line_and_changes_nothing(baseline, store_dir, tm
     args = [a.replace("{f}", str(path)).replace("{dir}", str(tmp_path)).replace("{name}", path.name)
             for a in case.args]
     if args and args[0] not in ("generate",) and "--store" not in args and args != ["fly"]:
-        args += ["--store", str(store_dir)]
+        args += list(store_args)
     before = store_checksum(baseline)
     result = CliRunner().invoke(cli, args)
     output = result.output
@@ -374,12 +374,12 @@ def test_a_store_folder_that_is_a_file_or_leaks_its_password(tmp_path, baseline)
     assert store_checksum(baseline) == before
 
 
-def test_two_builds_of_the_same_content_at_once_both_succeed(baseline, store_dir, tmp_path):
+def test_two_builds_of_the_same_content_at_once_both_succeed(baseline, store_args, tmp_path):
     data = tmp_path / "same.json"
     data.write_bytes(j(pistol_records()))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-m", "cli.main", "build", "--pistol", str(data), "--graph", "same",
-               "--store", str(store_dir)]
+               *store_args]
     processes = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True) for _ in range(3)]
     outputs = [p.communicate(timeout=300) for p in processes]
@@ -391,7 +391,7 @@ def test_two_builds_of_the_same_content_at_once_both_succeed(baseline, store_dir
     baseline.write("MATCH (g:Graph {key: 'same'}) DELETE g")
 
 
-def test_a_wikidata_file_with_no_facts_never_replaces_a_graph(baseline, store_dir, tmp_path):
+def test_a_wikidata_file_with_no_facts_never_replaces_a_graph(baseline, store_args, tmp_path):
     """The finding of the issue: --replace with a file whose only statement has an unknown
     datatype replaced a 5-subject graph by 1 subject and 0 facts."""
     case = next(c for c in CASES if c.id == "wikidata-unknown-datatype-only")
@@ -399,6 +399,6 @@ def test_a_wikidata_file_with_no_facts_never_replaces_a_graph(baseline, store_di
     path.write_bytes(case.content)
     facts = baseline.read("MATCH (:Entity {graph: 'people'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"]
     result = CliRunner().invoke(cli, ["build", "--wikidata", str(path), "--graph", "people", "--replace",
-                                      "--store", str(store_dir)])
+                                      *store_args])
     assert result.exit_code == 1 and "no facts were found" in result.output and "left as it was" in result.output
     assert baseline.read("MATCH (:Entity {graph: 'people'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"] == facts > 0

@@ -16,14 +16,14 @@ from conftest import pistol_file
 
 
 @pytest.fixture()
-def run(store, store_dir):
+def run(store, store_args):
     """Invoke `audit ...` on the session's store (emptied by the `store` fixture)."""
     runner = CliRunner()
 
     def invoke(*args, store_option=True):
         argv = list(args)
         if store_option:
-            argv += ["--store", str(store_dir)]
+            argv += list(store_args)
         return runner.invoke(cli, argv, catch_exceptions=False)
 
     return invoke

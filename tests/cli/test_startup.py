@@ -34,7 +34,7 @@ main()
 
 
 @pytest.fixture(scope="module")
-def prepared(settings, store_dir, tmp_path_factory, run_cache):
+def prepared(settings, tmp_path_factory, run_cache):
     """A PISTOL graph with two runs on it, and a PISTOL file to build."""
     from graphstore import GraphStore
 
@@ -48,8 +48,8 @@ def prepared(settings, store_dir, tmp_path_factory, run_cache):
     return {"folder": folder, "build": build_file}
 
 
-def probe(args: list[str], store_dir: Path, out: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HEAVY_OUT": str(out), "AUDIT_HOME": str(store_dir)}
+def probe(args: list[str], store_env: dict, out: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+    env = {**store_env, "PYTHONPATH": str(REPO), "HEAVY_OUT": str(out)}
     done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=out.parent, env=env, capture_output=True,
                           text=True, timeout=120)
     return done, json.loads(out.read_text())
@@ -74,17 +74,17 @@ def probe(args: list[str], store_dir: Path, out: Path) -> tuple[subprocess.Compl
     ["run", "--help"],
     ["experiment", "--help"],
 ], ids=lambda a: " ".join(a[:2]))
-def test_commands_without_a_model_do_not_import_torch(prepared, store_dir, args):
+def test_commands_without_a_model_do_not_import_torch(prepared, store_env, args):
     args = [a.format(**prepared) for a in args]
-    done, heavy = probe(args, store_dir, prepared["folder"] / "heavy.json")
+    done, heavy = probe(args, store_env, prepared["folder"] / "heavy.json")
     expected_code = 1 if args[0] == "stats" else 0
     assert done.returncode == expected_code, done.stderr[-2000:]
     assert heavy == [], f"audit {' '.join(args)} imported {heavy}"
 
 
-def test_the_probe_sees_a_command_that_loads_a_model(prepared, store_dir):
+def test_the_probe_sees_a_command_that_loads_a_model(prepared, store_env):
     """The probe itself works: a command that needs torch is seen importing it."""
-    done, heavy = probe(["run", "--graph", "nosuch", "--select", "top-degree:1"], store_dir,
+    done, heavy = probe(["run", "--graph", "nosuch", "--select", "top-degree:1"], store_env,
                         prepared["folder"] / "heavy.json")
     assert done.returncode == 1 and "no graph named 'nosuch'" in done.stderr
     assert "torch" in heavy

@@ -226,7 +226,7 @@ def test_the_bootstrap_resamples_edges_not_measurements():
 
 
 # -- running, resuming, aggregating -------------------------------------------------------------
-def test_an_experiment_runs_resumes_and_aggregates(store, store_dir, tmp_path, dataset, run_cache):
+def test_an_experiment_runs_resumes_and_aggregates(store, store_args, tmp_path, dataset, run_cache):
     path = experiment_file(tmp_path, dataset, """
 [grid]
 selectors = ["edges:0_1", "edges:3_4"]
@@ -302,7 +302,7 @@ lrs = [0.003]
     # the command prints the table and writes the figures without running anything
     out = tmp_path / "out"
     result = CliRunner().invoke(cli, ["experiment", str(path), "--table-only", "--format", "csv", "--output", str(out),
-                                      "--store", str(store_dir)])
+                                      *store_args])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0].startswith("graph,selector,method,options,lr,model,mode,seeds,forget_rouge1_after")
     assert {p.name for p in out.iterdir()} >= {"table.md", "table.csv", "deviation_by_cell.png",

@@ -222,9 +222,9 @@ def test_the_measure_separates_injected_facts_from_unseen_ones(synthetic):
 
 
 # -- end to end: build, measure, select, unlearn, measure again -----------------------------------------
-def test_cli_memorization_select_and_unlearn(synthetic, store, store_dir, tmp_path):
+def test_cli_memorization_select_and_unlearn(synthetic, store, store_args, tmp_path):
     runner = CliRunner()
-    base = ["--store", str(store_dir)]
+    base = list(store_args)
     built = runner.invoke(cli, ["build", "--wikidata", str(synthetic["path"]), "--graph", "people", *base],
                           catch_exceptions=False)
     assert built.exit_code == 0, built.output
@@ -262,11 +262,11 @@ def test_cli_memorization_select_and_unlearn(synthetic, store, store_dir, tmp_pa
     assert refused.exit_code == 1 and "no subject of graph 'people'" in refused.output
 
 
-def test_cli_memorization_check_reports_the_separation(store, store_dir, tmp_path):
+def test_cli_memorization_check_reports_the_separation(store, store_args, tmp_path):
     result = CliRunner().invoke(cli, ["memorization-check", "--people", "12", "--epochs", "20", "--counterfactuals", "5",
                                       "--paraphrases", "2", "--contexts", "1", "--graph", "check", "--output",
                                       str(tmp_path / "check"), "--run-id", "check-run", "--device", "cpu",
-                                      "--store", str(store_dir)], catch_exceptions=False)
+                                      *store_args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "auroc_strength" in result.output and "injected subjects: Q900000001, Q900000003" in result.output
     assert (tmp_path / "check" / "model" / "config.json").exists() and (tmp_path / "check" / "check.json").exists()

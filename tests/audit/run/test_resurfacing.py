@@ -22,7 +22,7 @@ from audit.run.request import RunRequest
 from audit.run.resurfacing import CheckContext, _relearned_rouge1, relearn_sets
 from audit.run.runner import run_audit
 from audit.run.unlearning import Unlearner
-from conftest import small_pistol_run, store_checksum
+from conftest import cli_store_args, small_pistol_run, store_checksum
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol
 from graphstore.ingest import write_graph
@@ -109,7 +109,7 @@ def _check_views(store, settings, run, raw, tmp_path):
     from audit.views.report import write_report
     from cli.edges import edges
 
-    shown = CliRunner().invoke(edges, ["--run", run, "--store", str(settings.store_dir)])
+    shown = CliRunner().invoke(edges, ["--run", run, *cli_store_args(settings)])
     assert shown.exit_code == 0, shown.output
     assert "rouge1_int8" in shown.output and "relearn_control_rouge1" in shown.output
     report = write_report(store, run, tmp_path / "report").read_text(encoding="utf-8")

@@ -222,9 +222,9 @@ def test_per_edge_sweep(store, graph, cache_dir):
 
 
 # -- resume after a kill --------------------------------------------------------------------------
-def test_a_killed_run_resumes_where_it_stopped(store, graph, cache_dir, store_dir):
+def test_a_killed_run_resumes_where_it_stopped(store, graph, cache_dir, store_args):
     args = ["--graph", "small", "--select", "edges:0_1", "--method", "npo", "--epochs", "40", "--lr", "1e-3",
-            "--device", "cpu", "--cache-dir", str(cache_dir), "--store", str(store_dir)]
+            "--device", "cpu", "--cache-dir", str(cache_dir), *store_args]
     checkpoint = cache_dir / "runs" / "killed" / "checkpoint.pt"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen([sys.executable, "-m", "cli.main", "run", *args, "--run-id", "killed"],
@@ -316,9 +316,9 @@ def test_bad_selections_are_refused_and_nothing_runs(store, tiers, cache_dir, sp
 
 
 # -- the command line -----------------------------------------------------------------------------
-def test_cli_run_edges_and_export(store, graph, cache_dir, store_dir, tmp_path):
+def test_cli_run_edges_and_export(store, graph, cache_dir, store_args, tmp_path):
     runner = CliRunner()
-    base = ["--store", str(store_dir)]
+    base = list(store_args)
     result = runner.invoke(cli, ["run", "--graph", "small", "--select", "entity:5", "--method", "gd",
                                  "--epochs", "4", "--lr", "2e-3", "--device", "cpu", "--run-id", "cli-run",
                                  "--cache-dir", str(cache_dir), *base], catch_exceptions=False)
@@ -352,9 +352,9 @@ def test_cli_run_edges_and_export(store, graph, cache_dir, store_dir, tmp_path):
     (["--select", "edges:0_1", "--model", "scratch:huge"], "--model 'scratch:huge': unknown scratch size 'huge'; valid: tiny, small, base"),
     (["--select", "edges:0_1", "--lora-targets", "nope_proj"], "LoRA adapters do not fit this model"),
 ])
-def test_cli_errors_are_one_line(store, graph, cache_dir, store_dir, args, message):
+def test_cli_errors_are_one_line(store, graph, cache_dir, store_args, args, message):
     result = CliRunner().invoke(cli, ["run", "--graph", "small", "--method", "ga", "--epochs", "1", "--device", "cpu",
-                                      "--cache-dir", str(cache_dir), "--store", str(store_dir), *args])
+                                      "--cache-dir", str(cache_dir), *store_args, *args])
     assert result.exit_code == 1
     assert f"Error: {message}" in result.output
     if "LoRA" not in message:   # refused before anything ran: no run node
@@ -362,19 +362,19 @@ def test_cli_errors_are_one_line(store, graph, cache_dir, store_dir, args, messa
         assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0
 
 
-def test_edges_run_unknown_and_bad_export(store, store_dir):
+def test_edges_run_unknown_and_bad_export(store, store_args):
     runner = CliRunner()
-    result = runner.invoke(cli, ["edges", "--run", "nope", "--store", str(store_dir)])
+    result = runner.invoke(cli, ["edges", "--run", "nope", *store_args])
     assert result.exit_code == 1 and "Error: no run 'nope'; runs there: (none: audit run makes one)" in result.output
-    result = runner.invoke(cli, ["edges", "--output", "x.xlsx", "--store", str(store_dir)])
+    result = runner.invoke(cli, ["edges", "--output", "x.xlsx", *store_args])
     assert result.exit_code == 1 and "must end in .csv or .parquet" in result.output
 
 
 # -- progress off a terminal ------------------------------------------------------------------------
-def test_off_a_terminal_a_run_writes_progress_lines_and_quiet_silences_them(store, graph, cache_dir, store_dir):
+def test_off_a_terminal_a_run_writes_progress_lines_and_quiet_silences_them(store, graph, cache_dir, store_args):
     base = [sys.executable, "-m", "cli.main"]
     args = ["run", "--graph", "small", "--select", "edges:0_1", "--method", "ga", "--epochs", "3", "--lr", "1e-3",
-            "--device", "cpu", "--equivalence", "none", "--cache-dir", str(cache_dir), "--store", str(store_dir)]
+            "--device", "cpu", "--equivalence", "none", "--cache-dir", str(cache_dir), *store_args]
     # stderr is a pipe, as in CI or a cluster job; a line every 0 s shows the lines within a phase
     env = {**os.environ, "PYTHONPATH": str(REPO), "AUDIT_PROGRESS_INTERVAL": "0"}
     done = subprocess.run(base + args + ["--run-id", "logged"], cwd=REPO, env=env, capture_output=True, text=True,
@@ -395,10 +395,10 @@ def test_off_a_terminal_a_run_writes_progress_lines_and_quiet_silences_them(stor
     assert quiet.stderr == "" and "run logged-quietly: done" in quiet.stdout
 
 
-def test_run_summary_as_json(store, graph, cache_dir, store_dir):
+def test_run_summary_as_json(store, graph, cache_dir, store_args):
     result = CliRunner().invoke(cli, ["--quiet", "run", "--graph", "small", "--select", "edges:0_1", "--method", "ga",
                                       "--epochs", "1", "--lr", "1e-3", "--device", "cpu", "--equivalence", "none",
-                                      "--cache-dir", str(cache_dir), "--store", str(store_dir), "--run-id", "as-json",
+                                      "--cache-dir", str(cache_dir), *store_args, "--run-id", "as-json",
                                       "--format", "json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)

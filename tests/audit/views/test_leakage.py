@@ -53,7 +53,7 @@ def written(store, run) -> dict:
     return {r["edge"]: r["type"] for r in rows}
 
 
-def test_a_run_writes_its_leakage_for_the_browser(store, store_dir, run_cache, tmp_path):
+def test_a_run_writes_its_leakage_for_the_browser(store, store_args, run_cache, tmp_path):
     small_pistol_run(store, tmp_path, run_cache, "leak", "leak-ga", EDGES, seed=4)
     assert written(store, "leak-ga") == expected(store, "leak-ga", LeakageThresholds())
     assert any(t in ("LEAKED", "PARTLY_FORGOTTEN", "FORGOTTEN") for t in written(store, "leak-ga").values())
@@ -61,7 +61,7 @@ def test_a_run_writes_its_leakage_for_the_browser(store, store_dir, run_cache, t
     # rewritten with other thresholds: the same edges, other types, the old ones gone
     strict = LeakageThresholds(leaked=0.99, forgotten=0.98, damaged=0.01)
     result = CliRunner().invoke(cli, ["leakage", "--run", "leak-ga", "--leaked", "0.99", "--forgotten", "0.98",
-                                      "--damaged", "0.01", "--store", str(store_dir)], catch_exceptions=False)
+                                      "--damaged", "0.01", *store_args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert written(store, "leak-ga") == expected(store, "leak-ga", strict)
     counts = {line.split()[0]: int(line.split()[1]) for line in result.output.splitlines()[2:7]}
@@ -70,11 +70,11 @@ def test_a_run_writes_its_leakage_for_the_browser(store, store_dir, run_cache, t
 
     # deleting the run removes its leakage relationships, and nothing else
     facts = store.read("MATCH (:Entity {graph: 'leak'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"]
-    assert CliRunner().invoke(cli, ["runs", "leak-ga", "--delete", "--store", str(store_dir)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["runs", "leak-ga", "--delete", *store_args]).exit_code == 0
     assert written(store, "leak-ga") == {}
     assert store.read("MATCH (:Entity {graph: 'leak'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"] == facts
 
 
-def test_leakage_of_an_unknown_run_is_refused(store, store_dir):
-    result = CliRunner().invoke(cli, ["leakage", "--run", "nope", "--store", str(store_dir)])
+def test_leakage_of_an_unknown_run_is_refused(store, store_args):
+    result = CliRunner().invoke(cli, ["leakage", "--run", "nope", *store_args])
     assert result.exit_code == 1 and "Error: no run 'nope'" in result.output

@@ -285,9 +285,9 @@ def test_compare_refuses_runs_of_different_graphs(store):
 
 
 # -- the command line -----------------------------------------------------------------------------
-def test_cli_report(store, store_dir, tmp_path):
+def test_cli_report(store, store_args, tmp_path):
     out = tmp_path / "rep"
-    result = CliRunner().invoke(cli, ["report", "--run", "r-ga", "--output", str(out), "--store", str(store_dir)],
+    result = CliRunner().invoke(cli, ["report", "--run", "r-ga", "--output", str(out), *store_args],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [f"wrote {out / n}" for n in ["report.md"] + FIGURES]
@@ -302,9 +302,9 @@ def test_cli_report(store, store_dir, tmp_path):
     (["compare", "r-ga", "elsewhere"], "Error: runs 'r-ga' (graph 'small') and 'elsewhere' (graph 'other') are on "
                                        "different graphs; compare two runs of one graph"),
 ])
-def test_cli_errors_are_one_line(store, store_dir, tmp_path, monkeypatch, args, message):
+def test_cli_errors_are_one_line(store, store_args, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)                 # where report-<run>/ would be made
-    result = CliRunner().invoke(cli, [*args, "--store", str(store_dir)])
+    result = CliRunner().invoke(cli, [*args, *store_args])
     assert result.exit_code == 1
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     if "no run" in message:                     # the known runs are named
@@ -312,9 +312,9 @@ def test_cli_errors_are_one_line(store, store_dir, tmp_path, monkeypatch, args, 
     assert not list(tmp_path.iterdir())
 
 
-def test_cli_compare(store, store_dir, tmp_path):
+def test_cli_compare(store, store_args, tmp_path):
     runner = CliRunner()
-    base = ["compare", "r-ga", "r-npo", "--store", str(store_dir)]
+    base = ["compare", "r-ga", "r-npo", *store_args]
     rows, leaks_a, leaks_b = expected_comparison(store, "r-ga", "r-npo", DEFAULT)
 
     table = runner.invoke(cli, base, catch_exceptions=False)

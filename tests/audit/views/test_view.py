@@ -301,9 +301,9 @@ def test_cut_page_and_hostile_names_in_headless_chromium(chromium, settings, tmp
 
 
 # -- the command ---------------------------------------------------------------------------------
-def test_cli_writes_the_page(real_run, store_dir, tmp_path):
+def test_cli_writes_the_page(real_run, store_args, tmp_path):
     out = tmp_path / "x.html"
-    result = CliRunner().invoke(cli, ["view", "--run", RUN, "--output", str(out), "--store", str(store_dir)],
+    result = CliRunner().invoke(cli, ["view", "--run", RUN, "--output", str(out), *store_args],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     counts = {s: 0 for s in ("leaked", "partly_forgotten", "forgotten", "damaged", "kept")}
@@ -314,16 +314,16 @@ def test_cli_writes_the_page(real_run, store_dir, tmp_path):
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
     cut = CliRunner().invoke(cli, ["view", "--run", RUN, "--output", str(out), "--max-edges", "3",
-                                   "--store", str(store_dir)], catch_exceptions=False)
+                                   *store_args], catch_exceptions=False)
     assert cut.exit_code == 0 and "3 edges (of 5)" in cut.output and "showing 3 of 5 edges" in cut.output
 
 
-def test_cli_refuses_an_unknown_run(real_run, store_dir, tmp_path):
+def test_cli_refuses_an_unknown_run(real_run, store_args, tmp_path):
     result = CliRunner().invoke(cli, ["view", "--run", "nope", "--output", str(tmp_path / "n.html"),
-                                      "--store", str(store_dir)])
+                                      *store_args])
     assert result.exit_code == 1
     assert result.output.startswith("Error: no run 'nope'; runs there: ") and len(result.output.splitlines()) == 1
     assert not (tmp_path / "n.html").exists()
     bad = CliRunner().invoke(cli, ["view", "--run", RUN, "--leaked", "0.1", "--forgotten", "0.5",
-                                   "--store", str(store_dir)])
+                                   *store_args])
     assert bad.exit_code == 1 and bad.output.startswith("Error: leakage thresholds: need 0 <= forgotten")

@@ -61,9 +61,9 @@ def corpora(tmp_path):
 
 
 @pytest.fixture()
-def invoke(store, store_dir):
+def invoke(store, store_args):
     runner = CliRunner()
-    return lambda *args: runner.invoke(cli, [*args, "--store", str(store_dir)], catch_exceptions=False)
+    return lambda *args: runner.invoke(cli, [*args, *store_args], catch_exceptions=False)
 
 
 def facts(store, graph="person"):
@@ -172,7 +172,7 @@ def test_names_with_quotes_backslashes_and_cypher_are_stored_safely(store):
     assert store.read("MATCH (n) RETURN count(n) AS n")[0]["n"] == 8
 
 
-def test_audit_set_is_selected_and_memorization_is_counted(store, invoke, corpora, store_dir, tmp_path):
+def test_audit_set_is_selected_and_memorization_is_counted(store, invoke, corpora, store_args, tmp_path):
     forget, retain = corpora
     invoke("build", "--forget", str(forget), "--retain", str(retain), "--graph", "person")
     audit_set = sorted(r["key"] for r in facts(store).values() if r["split"] == "forget" and not r["redundant"])

@@ -657,9 +657,9 @@ COUNT_NODES = "MATCH (n) RETURN count(n) AS n"
 
 
 @pytest.fixture()
-def invoke(store, store_dir):
+def invoke(store, store_args):
     runner = CliRunner()
-    return lambda *args: runner.invoke(cli, [*args, "--store", str(store_dir)], catch_exceptions=False)
+    return lambda *args: runner.invoke(cli, [*args, *store_args], catch_exceptions=False)
 
 
 def test_cli_build_end_to_end(store, invoke, tmp_path):
