@@ -55,6 +55,11 @@ class GraphStore:
         agent = driver.get_server_info().agent
         self.server_agent: str = agent
         self.engine: str = "arcadedb" if "arcadedb" in agent.lower() else "neo4j"
+        # Neo4j sends notifications ("property key does not exist" on an empty graph, ...) that
+        # the driver logs as warnings on stderr; our fixed queries expect them, so the server is
+        # asked not to send any. The embedded engine sends none (and its Bolt version predates
+        # the option).
+        self._session_options = {"notifications_min_severity": "OFF"} if self.engine == "neo4j" else {}
         # a client busy elsewhere for longer than the idle timeout keeps its server
         self._heartbeat = embedded.heartbeat() if embedded is not None else None
 
@@ -143,18 +148,22 @@ class GraphStore:
         return rows[0]
 
     # -- reading and writing ------------------------------------------------------------------
+    def _session(self, driver: neo4j.Driver, mode: str = neo4j.WRITE_ACCESS) -> neo4j.Session:
+        """A session on our database (always named), in ``mode``."""
+        return driver.session(database=self.database, default_access_mode=mode, **self._session_options)
+
     def read(self, query: str, **params) -> list[dict]:
         """Run a read query in a managed read transaction and return its rows as dicts."""
         self._touch()
         with self._errors(query, read_only=True):
-            with self._reader.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            with self._session(self._reader, neo4j.READ_ACCESS) as session:
                 return session.execute_read(lambda tx: tx.run(query, params).data())
 
     def write(self, query: str, **params) -> dict:
         """Run a write query in a managed write transaction; return its counters."""
         self._touch()
         with self._errors(query):
-            with self._driver.session(database=self.database) as session:
+            with self._session(self._driver) as session:
                 summary = session.execute_write(lambda tx: tx.run(query, params).consume())
         return _counters(summary)
 
@@ -163,7 +172,7 @@ class GraphStore:
         """Send ``rows`` as ``$rows`` in batches, one managed transaction per batch."""
         done = 0
         with self._errors(query):
-            with self._driver.session(database=self.database) as session:
+            with self._session(self._driver) as session:
                 for chunk in _batches(rows, batch_rows):
                     session.execute_write(lambda tx: tx.run(query, rows=chunk, **params).consume())
                     done += len(chunk)
@@ -181,7 +190,7 @@ class GraphStore:
         """
         self._touch()
         with self._errors("(transaction)"):
-            with self._driver.session(database=self.database) as session:
+            with self._session(self._driver) as session:
                 tx = session.begin_transaction()
                 try:
                     yield Transaction(tx, self._touch)
@@ -212,7 +221,7 @@ class GraphStore:
             self._refuse_non_read(query, params)
         driver, mode = (self._driver, neo4j.WRITE_ACCESS) if allow_write else (self._reader, neo4j.READ_ACCESS)
         with self._errors(query, read_only=not allow_write):
-            with driver.session(database=self.database, default_access_mode=mode) as session:
+            with self._session(driver, mode) as session:
                 result = session.run(query, params)
                 columns = list(result.keys())
                 rows = [list(record.values()) for record in result]
@@ -226,7 +235,7 @@ class GraphStore:
     def _refuse_non_read(self, query: str, params: dict) -> None:
         """Neo4j: refuse, before running it, a query whose plan writes or loads CSV."""
         with self._errors(query, read_only=True):
-            with self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            with self._session(self._driver, neo4j.READ_ACCESS) as session:
                 summary = session.run("EXPLAIN " + query, params).consume()
         # LOAD CSV first: a query that loads and writes is refused for loading, as the embedded
         # engine refuses it (the file is never read either way)

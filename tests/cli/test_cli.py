@@ -108,10 +108,13 @@ def test_query_is_read_only_unless_write(run):
     assert json.loads(count.output) == [{"n": 1}]
 
 
-def test_bad_cypher_is_one_line(run):
+ENGINE_NAME = {"embedded": "arcadedb", "neo4j": "neo4j"}
+
+
+def test_bad_cypher_is_one_line(run, engine):
     result = run("query", "MATCH (n RETURN n")
     assert result.exit_code == 1
-    assert result.output.startswith("Error: arcadedb refused the query:")
+    assert result.output.startswith(f"Error: {ENGINE_NAME[engine]} refused the query:")
     assert result.output.count("\n") == 1
 
 
@@ -121,11 +124,11 @@ def test_bad_param_is_a_usage_error(run):
     assert "'novalue' is not name=value" in result.output
 
 
-def test_status_shows_engine_and_counts(run):
+def test_status_shows_engine_and_counts(run, engine):
     run("build", "--pistol", str(pistol_file("sample_data_1.json")))
     result = run("status")
     assert result.exit_code == 0
-    assert "engine:   arcadedb" in result.output
+    assert {"embedded": "engine:   arcadedb", "neo4j": "engine:   neo4j (Neo4j/5.26"}[engine] in result.output
     assert "Entity" in result.output and "FACT" in result.output
     assert "sample_data_1" in result.output
 
@@ -168,13 +171,14 @@ def test_generate_with_a_user_value_file(run, tmp_path):
 
 
 # -- conventions: unknown names are errors, empty results keep their header, completion ---------------
-def test_an_unknown_graph_or_run_is_an_error_naming_the_known_ones(run):
+def test_an_unknown_graph_or_run_is_an_error_naming_the_known_ones(run, engine):
     path = pistol_file("sample_data_1.json")
     assert run("build", "--pistol", str(path)).exit_code == 0
     for args in (["edges", "--graph", "nosuch"], ["runs", "--graph", "nosuch"], ["stats", "--graph", "nosuch"]):
         result = run(*args)
         assert result.exit_code == 1, args
-        assert "Error: no graph named 'nosuch' in embedded ArcadeDB in " in result.output
+        where = {"embedded": "embedded ArcadeDB in ", "neo4j": "bolt://127.0.0.1:"}[engine]
+        assert f"Error: no graph named 'nosuch' in {where}" in result.output
         assert result.output.rstrip().endswith("graphs there: sample_data_1"), result.output
     for args in (["runs", "nosuch"], ["edges", "--run", "nosuch"], ["view", "--run", "nosuch"],
                  ["report", "--run", "nosuch", "--output", "x"], ["runs", "nosuch", "--delete"]):

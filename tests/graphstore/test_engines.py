@@ -1,0 +1,117 @@
+"""The same answers on both engines (docs/schema.md, "Engines").
+
+The same builds go into the embedded engine and into Neo4j 5.26, and what Cypher computed on
+each — node and edge degrees, components, densities, forget/retain redundancy, a seeded run's
+per-edge results — is compared value for value. The structure itself is checked against
+networkx in test_build_structure.py; here the reference is the other engine.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from audit.build import TextSource, build_graph
+from audit.results import store as R
+from extract.pistol.generate import generate_pistol, write_dataset
+from extract.pistol.load import load_pistol
+from extract.pistol.topology import build_topology
+from graphstore import ConnectionSettings, GraphStore
+from graphstore.ingest import write_graph
+
+from conftest import REPO, pistol_file, small_pistol_run
+
+ENTITIES = """
+MATCH (e:Entity {graph: $graph})
+RETURN e.key AS key, e.degree AS degree, e.component AS component ORDER BY key
+"""
+FACTS = """
+MATCH (h:Entity {graph: $graph})-[f:FACT]->(t:Entity)
+RETURN f.key AS key, h.key AS head, t.key AS tail, f.edge_degree AS edge_degree, f.component AS component,
+       f.component_density AS density, f.split AS split, f.redundant AS redundant,
+       f.linked_in_retain AS linked, f.entities_in_retain_text AS in_text
+ORDER BY key
+"""
+COMPONENTS = """
+MATCH (c:Component {graph: $graph})
+RETURN c.index AS index, c.nodes AS nodes, c.edges AS edges, c.density AS density ORDER BY index
+"""
+
+
+@pytest.fixture(scope="module")
+def both(store_dir, neo4j_server):
+    """One open store on each engine, emptied: (embedded, neo4j)."""
+    embedded = GraphStore.open(ConnectionSettings.resolve(store_dir=store_dir, environ={}))
+    neo4j = GraphStore.open(ConnectionSettings.resolve(uri=neo4j_server.uri, password=neo4j_server.password,
+                                                       environ={}))
+    for store in (embedded, neo4j):
+        store.write("MATCH (n) DETACH DELETE n")
+    yield embedded, neo4j
+    for store in (embedded, neo4j):
+        store.write("MATCH (n) DETACH DELETE n")
+        store.close()
+
+
+def structure(store, graph: str) -> dict:
+    return {name: store.read(query, graph=graph) for name, query in
+            (("entities", ENTITIES), ("facts", FACTS), ("components", COMPONENTS))}
+
+
+def assert_same(a, b, path="") -> None:
+    """Equal, floats to 1e-12 relative (both engines compute in doubles; the order of additions may differ)."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert a is not None and b is not None and math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12), (path, a, b)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), (path, sorted(a.keys() ^ b.keys()))
+        for k in a:
+            assert_same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), (path, len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{path}[{i}]")
+    else:
+        assert a == b, (path, a, b)
+
+
+@pytest.mark.parametrize("name", ["sample_data_1.json", "sample_data_2.json"])
+def test_real_pistol_datasets_have_the_same_structure_on_both_engines(both, name):
+    graph = load_pistol(pistol_file(name))
+    summaries = [write_graph(store, graph) for store in both]
+    assert summaries[0].components == summaries[1].components
+    embedded, neo4j = (structure(store, graph.name) for store in both)
+    assert embedded["facts"] and embedded["entities"]
+    assert_same(embedded, neo4j)
+
+
+def test_a_generated_2000_node_graph_has_the_same_structure_on_both_engines(both, tmp_path):
+    edges = build_topology("barabasi_albert", 2000, seed=7, m=1)
+    path = tmp_path / "ba2000.json"
+    write_dataset(generate_pistol(edges, seed=7, employment_fraction=0.3), path)
+    graph = load_pistol(path, graph="ba2000")
+    for store in both:
+        write_graph(store, graph)
+    embedded, neo4j = (structure(store, "ba2000") for store in both)
+    assert len(embedded["entities"]) == 2000 and len(embedded["facts"]) == len(edges)
+    assert_same(embedded, neo4j)
+
+
+def test_text_corpora_have_the_same_redundancy_on_both_engines(both):
+    source = TextSource((REPO / "examples/text/forget.txt",), (REPO / "examples/text/retain.jsonl",))
+    for store in both:
+        build_graph(store, source, graph="text-engines")
+    embedded, neo4j = (structure(store, "text-engines") for store in both)
+    assert any(f["redundant"] for f in embedded["facts"]) and not all(f["redundant"] for f in embedded["facts"])
+    assert_same(embedded, neo4j)
+
+
+def test_a_seeded_run_writes_the_same_per_edge_results_on_both_engines(both, tmp_path, run_cache):
+    edges = [("a", "b"), ("b", "c"), ("c", "d"), ("b", "e"), ("e", "f")]
+    tables = []
+    for store in both:
+        small_pistol_run(store, tmp_path, run_cache, "engines", "engines-ga", edges, seed=3)
+        tables.append([dict(row) for row in R.read_results(store, "engines-ga")])
+    embedded, neo4j = ({row["edge"]: {k: v for k, v in row.items() if k not in ("started", "finished", "updated")}
+                        for row in table} for table in tables)
+    assert len(embedded) == len(edges)
+    assert_same(embedded, neo4j)
