@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))   # the Neo4j test server's launcher lives with the tests
+# the Neo4j test server's launcher lives with the tests; the repository goes first so that the
+# packages are found before the test folders of the same names (tests/audit is no package)
+sys.path[:0] = [str(REPO)]
+sys.path.append(str(REPO / "tests"))
 
 from audit.results import store as R                         # noqa: E402
 from audit.run.qa import load_graph_edges                    # noqa: E402

@@ -259,6 +259,10 @@ class GraphStore:
         except ClientError as e:
             if read_only and e.code and ("AccessMode" in e.code or "Forbidden" in e.code):
                 raise QueryError(_WRITE_REFUSED) from e
+            if e.code == "Neo.ClientError.Database.DatabaseNotFound":
+                raise StoreError(f"database {self.database!r} does not exist on {self.location}; nothing was read or "
+                                 "written. Name one that does with --database (or AUDIT_NEO4J_DATABASE): `SHOW "
+                                 "DATABASES` lists them; Neo4j Community has one, 'neo4j'") from e
             raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
         except Neo4jError as e:
             raise StoreError(f"{self.engine} failed: {e.message} (code {e.code})") from e

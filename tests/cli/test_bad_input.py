@@ -402,3 +402,48 @@ def test_a_wikidata_file_with_no_facts_never_replaces_a_graph(baseline, store_ar
                                       *store_args])
     assert result.exit_code == 1 and "no facts were found" in result.output and "left as it was" in result.output
     assert baseline.read("MATCH (:Entity {graph: 'people'})-[f:FACT]->() RETURN count(f) AS n")[0]["n"] == facts > 0
+
+
+# -- a Neo4j server that cannot be used: one line, nothing written ------------------------------------
+@pytest.mark.parametrize("case, message", [
+    ("unreachable", "Error: cannot reach bolt://127.0.0.1:1: "),
+    ("wrong-password", "refused the credentials of user 'neo4j'"),
+    ("no-database", "Error: database 'nosuch' does not exist on bolt://127.0.0.1:"),
+])
+@pytest.mark.parametrize("command", ["status", "build", "query"])
+def test_a_neo4j_that_cannot_be_used_is_one_line_and_nothing_is_written(neo4j_server, case, message, command):
+    from graphstore import ConnectionSettings, GraphStore
+
+    uri, password, extra = neo4j_server.uri, neo4j_server.password, []
+    if case == "unreachable":
+        uri = "bolt://127.0.0.1:1"
+    elif case == "wrong-password":
+        password += "-wrong"
+    else:
+        extra = ["--database", "nosuch"]
+    args = {"status": ["status"], "build": ["build", "--pistol", str(pistol_file("sample_data_1.json"))],
+            "query": ["query", "CREATE (:Scratch) RETURN 1", "--write"]}[command]
+    settings = ConnectionSettings.resolve(uri=neo4j_server.uri, password=neo4j_server.password, environ={})
+    with GraphStore.open(settings) as store:
+        before = store_checksum(store)
+        result = CliRunner().invoke(cli, [*args, "--uri", uri, "--password", password, *extra])
+        assert result.exit_code == 1, result.output
+        assert result.output.count("\n") == 1 and result.output.startswith("Error: ") and message in result.output
+        assert "Traceback" not in result.output
+        assert store_checksum(store) == before
+
+
+def test_a_neo4j_without_gds_computes_components_in_cypher(neo4j_server):
+    """The test server has APOC and no Graph Data Science: nothing of ours needs either; components
+    come from union-find over the edge list read by Cypher (graphstore/structure.py)."""
+    from extract.pistol.load import load_pistol
+    from graphstore import ConnectionSettings, GraphStore
+    from graphstore.ingest import write_graph
+
+    settings = ConnectionSettings.resolve(uri=neo4j_server.uri, password=neo4j_server.password, environ={})
+    with GraphStore.open(settings) as store:
+        assert store.engine == "neo4j" and not store.has_gds
+        summary = write_graph(store, load_pistol(pistol_file("sample_data_1.json"), graph="no-gds"))
+        assert summary.components == 4   # networkx: 4 (test_build_structure.py)
+        store.write("MATCH (n {graph: 'no-gds'}) DETACH DELETE n")
+        store.write("MATCH (g:Graph {key: 'no-gds'}) DELETE g")

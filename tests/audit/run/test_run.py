@@ -129,6 +129,24 @@ def test_every_method_makes_the_forget_answers_unlikely(store, graph, cache_dir,
     assert row["after"] < row["before"] / 4, f"{method}: forget answer probability {row['before']:.3f} -> {row['after']:.3f}"
 
 
+@pytest.mark.parametrize("method", ["ga", "gd", "kl", "dpo", "npo", "simnpo"])
+def test_audit_run_with_every_check_for_each_method(store, graph, cache_dir, store_args, method):
+    """`audit run --check all` end to end for each method, on each engine: the run ends done and
+    the forget edge has a value from each resurfacing check (quantization, relearning, probes,
+    membership inference; docs/robustness.md), read back with Cypher."""
+    result = CliRunner().invoke(cli, ["run", "--graph", "small", "--select", "top-degree:1", "--method", method,
+                                      "--epochs", "2", "--device", "cpu", "--run-id", f"all-{method}",
+                                      "--check", "all", "--cache-dir", str(cache_dir), *store_args],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    run = store.read("MATCH (r:Run {key: $run}) RETURN r.status AS status", run=f"all-{method}")
+    assert run == [{"status": "done"}]
+    row = store.read("MATCH (:Run {key: $run})-[:HAS_RESULT]->(x:EdgeResult {role: 'forget'}) "
+                     "RETURN x.rouge1_int8 AS int8, x.relearn_pairs AS relearn, "
+                     "x.paraphrase_questions AS probes, x.mia_min_k_pp_auc_after AS mia", run=f"all-{method}")[0]
+    assert None not in row.values() and row["probes"] > 0, row
+
+
 def test_without_lr_the_methods_default_is_used_and_recorded(store, graph, cache_dir):
     run_audit(store, request(cache_dir, select="edges:0_1", method="simnpo", run_id="default-lr",
                              unlearn={"lr": None, "epochs": 1}), report=lambda _: None)
