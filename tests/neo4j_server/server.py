@@ -19,6 +19,7 @@ import secrets
 import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,8 +63,10 @@ def missing() -> str | None:
 class Neo4jTestServer:
     """Neo4j 5.26 Community in a child JVM, in its own work folder, on free loopback ports."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, config: dict[str, str] | None = None):
+        """``config``: settings as in neo4j.conf (``{"browser.post_connect_cmd": "..."}``)."""
         self.workdir = Path(workdir)
+        self.config = dict(config or {})
         self._process: subprocess.Popen | None = None
         self._stderr_tail: list[str] = []
 
@@ -85,16 +88,19 @@ class Neo4jTestServer:
             f.write(password + "\n")
         classpath = os.pathsep.join([str(TARGET / "classes"), str(TARGET / "lib" / "*"), str(TARGET / "plugins" / "*")])
         command = ["java", "-Xmx1g", "-cp", classpath, "audit.neo4j.TestServer",
-                   str(self.workdir / "db"), str(password_file), str(TARGET / "plugins")]
+                   str(self.workdir / "db"), str(password_file), str(TARGET / "plugins"),
+                   *(f"{name}={value}" for name, value in self.config.items())]
         # stdin stays an open pipe: the server exits when it closes, i.e. when we die
         self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True)
         threading.Thread(target=self._drain_stderr, daemon=True).start()
         line = _readline(self._process, timeout_s)
         if not line:
+            code = self._process.poll()
             self.stop()
-            raise RuntimeError(f"the Neo4j test server did not start within {timeout_s:.0f} s: "
-                               + " | ".join(self._stderr_tail[-5:]))
+            time.sleep(0.2)   # the last lines it printed
+            how = f"exited with code {code}" if code is not None else f"did not start within {timeout_s:.0f} s"
+            raise RuntimeError(f"the Neo4j test server {how}: " + " | ".join(self._stderr_tail[-5:]))
         ports = json.loads(line)
         return ServerInfo(ports["bolt"], ports["http"], ports["version"], ports["apoc"], password)
 

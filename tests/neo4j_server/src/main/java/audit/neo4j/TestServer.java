@@ -5,25 +5,32 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import org.neo4j.configuration.Config;
 import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.SettingImpl;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.connectors.HttpConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.config.Setting;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
 
 /**
  * Neo4j 5 Community in-process, for the test suite (tests/neo4j_server/README.md).
  *
- * <p>Usage: {@code java -cp 'target/classes:target/lib/*' audit.neo4j.TestServer WORKDIR PASSWORD_FILE [PLUGIN_DIR]}
+ * <p>Usage: {@code java -cp 'target/classes:target/lib/*:target/plugins/*' audit.neo4j.TestServer
+ * WORKDIR PASSWORD_FILE PLUGIN_DIR [name=value ...]}
  *
  * <p>Starts a server in WORKDIR with authentication on, Bolt and HTTP on free loopback ports,
  * sets the password of user {@code neo4j} to the first line of PASSWORD_FILE (never on the
- * command line), loads the plugins in PLUGIN_DIR (APOC core), then prints one JSON line
+ * command line), loads the plugins in PLUGIN_DIR (APOC core; a folder that does not exist loads
+ * none), applies each {@code name=value} as in neo4j.conf (e.g. {@code browser.post_connect_cmd}),
+ * then prints one JSON line
  * {@code {"bolt": PORT, "http": PORT, "version": "...", "apoc": true|false}} and waits. It stops
  * cleanly on SIGTERM/SIGINT and when its standard input closes, i.e. when the parent that
  * started it dies.
@@ -33,9 +40,10 @@ public final class TestServer {
     private TestServer() {
     }
 
+    @SuppressWarnings("unchecked")
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println("usage: TestServer WORKDIR PASSWORD_FILE [PLUGIN_DIR]");
+        if (args.length < 3) {
+            System.err.println("usage: TestServer WORKDIR PASSWORD_FILE PLUGIN_DIR [name=value ...]");
             System.exit(2);
         }
         Path workdir = Path.of(args[0]);
@@ -49,8 +57,18 @@ public final class TestServer {
                 // only under the import folder, not anywhere on the machine
                 .withConfig(GraphDatabaseSettings.load_csv_file_url_root, workdir.resolve("import").toAbsolutePath())
                 .withConfig(GraphDatabaseSettings.procedure_unrestricted, List.of("apoc.*"));
-        if (args.length > 2 && Files.isDirectory(Path.of(args[2]))) {
+        if (Files.isDirectory(Path.of(args[2]))) {
             builder = builder.withConfig(GraphDatabaseSettings.plugin_dir, Path.of(args[2]).toAbsolutePath());
+        }
+        Map<String, Setting<Object>> declared = Config.defaults().getDeclaredSettings();
+        for (String pair : Arrays.asList(args).subList(3, args.length)) {
+            int eq = pair.indexOf('=');
+            Setting<Object> setting = eq > 0 ? declared.get(pair.substring(0, eq)) : null;
+            if (setting == null) {
+                System.err.println("not a name=value of a known setting: " + pair);
+                System.exit(2);
+            }
+            builder = builder.withConfig(setting, ((SettingImpl<Object>) setting).parse(pair.substring(eq + 1)));
         }
         Neo4j neo4j = builder.build();
         Runtime.getRuntime().addShutdownHook(new Thread(neo4j::close, "neo4j-test-server-stop"));
