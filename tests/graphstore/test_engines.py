@@ -9,6 +9,13 @@ networkx in test_build_structure.py; here the reference is the other engine.
 from __future__ import annotations
 
 import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +122,45 @@ def test_a_seeded_run_writes_the_same_per_edge_results_on_both_engines(both, tmp
                         for row in table} for table in tables)
     assert len(embedded) == len(edges)
     assert_same(embedded, neo4j)
+
+
+# -- the Neo4j test server itself -------------------------------------------------------------------
+PARENT = """
+import sys, time
+sys.path.append(sys.argv[2])
+from pathlib import Path
+from neo4j_server.server import Neo4jTestServer
+server = Neo4jTestServer(Path(sys.argv[1]))
+info = server.start()
+print(server.pid, info.bolt_port, flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int, timeout_s: float) -> bool:
+    """Whether ``pid`` ended (a zombie its sleeping parent has not reaped counts as ended)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize("how", ["parent killed", "SIGTERM"])
+def test_the_neo4j_test_server_stops_when_its_parent_dies_or_on_a_signal(neo4j_server, tmp_path, how):
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path), str(REPO / "tests")],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        pid, port = map(int, parent.stdout.readline().split())
+        os.kill(parent.pid if how == "parent killed" else pid, signal.SIGKILL if how == "parent killed" else signal.SIGTERM)
+        assert _gone(pid, 60), f"the server JVM {pid} is still running after its {how}"
+        with pytest.raises(OSError):     # and its port is closed
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    finally:
+        parent.kill()
+        parent.wait()

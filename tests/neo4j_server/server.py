@@ -104,6 +104,11 @@ class Neo4jTestServer:
         ports = json.loads(line)
         return ServerInfo(ports["bolt"], ports["http"], ports["version"], ports["apoc"], password)
 
+    @property
+    def pid(self) -> int | None:
+        """The server JVM's process id while it runs."""
+        return self._process.pid if self._process is not None else None
+
     def _drain_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
         for line in self._process.stderr:
