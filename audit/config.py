@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class InjectionConfig:
     def check(self, model: str | None = None) -> None:
         """Refuses bad values, and injection off for ``model`` when it is a scratch model (untrained,
         it knows nothing to unlearn)."""
+        check_numbers(self, "--inject-")
         if not self.enabled and model is not None and parse_scratch(model):
             raise ConfigError(f"--model {model} with --no-inject: a scratch model is untrained and knows nothing "
                               "to unlearn; give a trained model folder, or leave injection on")
@@ -43,6 +45,8 @@ class InjectionConfig:
             raise ConfigError(f"--inject-target {self.target_rouge1}: must be in (0, 1]")
         _positive(max_epochs=self.max_epochs, batch_size=self.batch_size, eval_every=self.eval_every,
                   lora_r=self.lora_r)
+        if self.lr is not None and self.lr <= 0:
+            raise ConfigError(f"--inject-lr {self.lr}: must be positive")
 
 
 @dataclass
@@ -63,6 +67,7 @@ class UnlearnConfig:
     gradient_checkpointing: bool = field(default=False, metadata={"help": "trade compute for memory on GPU"})
 
     def check(self) -> None:
+        check_numbers(self, "--")
         _positive(epochs=self.epochs, batch_size=self.batch_size, grad_accum=self.grad_accum, lora_r=self.lora_r)
         if self.lr is not None and self.lr <= 0:
             raise ConfigError(f"--lr {self.lr}: must be positive")
@@ -126,6 +131,7 @@ class MemorizationConfig:
     equivalence: str | None = field(default=None, metadata={"help": "judge spec (embedding[:T]) under which a counterfactual close to a ground truth counts as equal"})
 
     def check(self) -> None:
+        check_numbers(self, "memorization ")
         for name in ("counterfactuals", "variants", "batch_size"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be at least 1")
@@ -179,6 +185,7 @@ class ResurfacingConfig:
         return tuple(s.strip().lower() for s in self.quantize.split(",") if s.strip())
 
     def check(self) -> None:
+        check_numbers(self, "check option ")
         if isinstance(self.checks, str):   # set through --check-option checks=...
             raise ConfigError("the checks themselves are chosen with --check (or checks = [...] in an experiment)")
         unknown = [c for c in self.checks if c not in RESURFACING_CHECKS]
@@ -260,6 +267,22 @@ def parse_scratch(spec: str) -> str | None:
     return size
 
 
+INT64_MAX = 2**63 - 1
+
+
+def check_numbers(config, prefix: str = "") -> None:
+    """Refuse NaN and infinity in any float field of a config dataclass (``--lr inf`` trains to a
+    NaN loss and would be recorded as a finished run), and whole numbers past 64 bits (torch's
+    seeds, the graph's integers)."""
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        name = f"{prefix}{f.name.replace('_', '-')}"
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{name} {value}: must be a finite number")
+        if isinstance(value, int) and not isinstance(value, bool) and not -INT64_MAX - 1 <= value <= INT64_MAX:
+            raise ConfigError(f"{name} {value}: must fit in 64 bits (at most {INT64_MAX})")
+
+
 def _positive(**values: int) -> None:
     for name, value in values.items():
         if value < 1:
@@ -293,6 +316,8 @@ def apply_options(config, options: dict[str, str], what: str):
                 value = int(text)
             elif isinstance(current, float):
                 value = float(text)
+                if not math.isfinite(value):
+                    raise ConfigError(f"{what} option {name}={text!r}: must be a finite number")
             else:
                 value = text
         except (ValueError, KeyError):

@@ -6,6 +6,7 @@ import csv
 import functools
 import io
 import json
+import math
 import sys
 from typing import Callable
 
@@ -58,11 +59,24 @@ def _cell(value) -> str:
     return str(value)
 
 
+def json_safe(value):
+    """``value`` with NaN and infinities as null: JSON has no such numbers (``json.dumps`` would
+    write ``NaN``, which JSON readers refuse)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    return value
+
+
 def emit_rows(columns: list[str], rows: list[list], fmt: str, out=None) -> None:
-    """Print rows as an aligned table, CSV or JSON (a list of objects)."""
+    """Print rows as an aligned table, CSV or JSON (a list of objects; NaN and infinities as null)."""
     out = out or sys.stdout
     if fmt == "json":
-        out.write(json.dumps([dict(zip(columns, r)) for r in rows], ensure_ascii=False, indent=2, default=str))
+        out.write(json.dumps([dict(zip(columns, json_safe(list(r)))) for r in rows], ensure_ascii=False, indent=2,
+                             default=str, allow_nan=False))
         out.write("\n")
         return
     if fmt == "csv":

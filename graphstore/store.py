@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
@@ -250,7 +251,9 @@ class GraphStore:
             yield
         except Forbidden as e:
             if read_only:
-                raise QueryError(_LOAD_CSV_REFUSED if "security" in (e.message or "") else _WRITE_REFUSED) from e
+                if _LOAD_CSV.search(query):
+                    raise QueryError(_LOAD_CSV_REFUSED) from e
+                raise QueryError(_SECURITY_REFUSED if "security" in (e.message or "") else _WRITE_REFUSED) from e
             if "allowFileUrls" in (e.message or ""):
                 raise QueryError("LOAD CSV from file: URLs is off on the embedded server (a query could read any file "
                                  f"it can); to allow it, restart it with {ENV_ALLOW_FILE_URLS}=1 set "
@@ -277,6 +280,9 @@ class GraphStore:
 
 _WRITE_REFUSED = ("the query would change the graph, and it runs read-only: the engine refused it and nothing "
                   "was changed. Pass --write to run it as a write")
+_SECURITY_REFUSED = ("the query reads or changes users, roles or privileges, which read-only queries may not do; the "
+                     "engine refused it and nothing was changed. Pass --write to run it with the administrator's rights")
+_LOAD_CSV = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
 _LOAD_CSV_REFUSED = ("LOAD CSV is refused in read-only mode; nothing was read or changed. Pass --write to load "
                      "(file: URLs also need AUDIT_EMBEDDED_ALLOW_FILE_URLS=1 on the embedded server)")
 

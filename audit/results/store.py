@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from datetime import datetime, timezone
 
@@ -37,8 +38,21 @@ def settings_sha256(settings: dict) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
 
 
+# A run id names a folder of the cache (``<cache>/runs/<id>``): one path component, no separator,
+# not '.' or '..', short enough for every file system.
+_RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
+
+
 def run_key(run_id: str | None, graph: str, label: str) -> str:
-    """The run's key: the id given, or ``<graph>-<label>-<UTC time>``; validated."""
+    """The run's key: the id given, or ``<graph>-<label>-<UTC time>``; validated.
+
+    Raises:
+        ConfigError: an id that is not a safe folder name (it would escape the cache folder).
+    """
+    if run_id is not None and (not isinstance(run_id, str) or not _RUN_ID_RE.match(run_id)):
+        shown = run_id if len(str(run_id)) <= 60 else f"{str(run_id)[:57]}..."
+        raise ConfigError(f"--run-id {shown!r}: use letters, digits, '_', '.', '-' (up to 128), starting with a "
+                          "letter or digit (it names the run's folder in the cache)")
     run = run_id or f"{graph}-{label}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
     return validate_key(run, "run id")
 

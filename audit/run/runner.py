@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from audit.config import apply_options, as_dict, default_unlearn_lr, model_width, parse_scratch
+from audit.config import INT64_MAX, apply_options, as_dict, default_unlearn_lr, model_width, parse_scratch
 from audit.measure import evaluate as E
 from audit.measure import metrics as M
 from audit.measure.equivalence import Judge, load_judge
@@ -40,6 +40,7 @@ from audit.run.unlearning import Unlearner
 from audit.views.leakage import reading, run_leakage, write_browser_leakage
 from graphstore import GraphStore
 from graphstore import queries as Q
+from graphstore.errors import ConfigError
 
 log = logging.getLogger(__name__)
 RUN_RESURFACING_NAMES = set(Run.names("resurfacing"))
@@ -79,6 +80,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     request.unlearn.check()
     request.resurfacing.check()
     request.injection.check(request.model)
+    if not 1 <= request.eval_batch_size <= INT64_MAX:
+        raise ConfigError(f"--eval-batch-size {request.eval_batch_size}: must be a positive whole number")
     lr_source = "given"
     if request.unlearn.lr is None:
         width = model_width(request.model)

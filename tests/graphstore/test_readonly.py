@@ -86,3 +86,18 @@ def test_load_csv_from_files_is_off_on_the_embedded_server_even_with_write(loade
                else "Couldn't load the external resource")
     with pytest.raises(QueryError, match=refused):
         loaded.run_query("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 1", allow_write=True)
+
+
+@pytest.mark.parametrize("cypher", ["SHOW USERS", "CREATE USER mallory SET PASSWORD 'secret-password-1'",
+                                    "DROP USER reader", "ALTER USER reader SET PASSWORD 'secret-password-2'"])
+def test_user_management_is_refused_read_only_with_a_message_that_says_so(loaded, store_args, cypher):
+    """Refused by the engine (embedded: the reader has no security rights; Neo4j: an administration
+    command on a user database), in one line that does not blame LOAD CSV, nothing changed."""
+    before = store_checksum(loaded)
+    result = CliRunner().invoke(cli, ["query", cypher, *store_args])
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("Error: "), result.output
+    assert "LOAD CSV" not in result.output
+    if loaded.engine == "arcadedb":
+        assert "users, roles or privileges" in result.output
+    assert store_checksum(loaded) == before
