@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from graphstore.embedded import ENV_ALLOW_FILE_URLS, READER_GROUP, READER_USER, free_port
+from graphstore.embedded import ENV_ALLOW_FILE_URLS, READER_GROUP, READER_USER, USER, free_port
 
 POLL_S = 0.25
 
@@ -63,6 +63,26 @@ def _ensure_reader(server, database: str, password: str) -> None:
         "databases": {database: [READER_GROUP]}})))
 
 
+def _forget_our_users(store: Path) -> None:
+    """Drop ``root`` and ``reader`` from the engine's user file before it starts, so that it makes
+    them again from ``credentials`` and ``reader_credentials``: those files are the only truth, and
+    a lost or replaced ``credentials`` never locks the store (docs/reliability.md). Other users a
+    person made stay as they were."""
+    users = store / "arcadedb" / "config" / "server-users.jsonl"
+    if not users.exists():
+        return
+    kept = [line for line in users.read_text(encoding="utf-8").splitlines()
+            if line.strip() and json.loads(line).get("name") not in (USER, READER_USER)]
+    if not kept:
+        users.unlink()
+        return
+    staging = users.with_suffix(".jsonl.tmp")
+    fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write("\n".join(kept) + "\n")
+    os.replace(staging, users)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--store", required=True, type=Path)
@@ -82,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     password = (store / "credentials").read_text(encoding="utf-8").strip()
     reader_password = (store / "reader_credentials").read_text(encoding="utf-8").strip()
+    _forget_our_users(store)
     os.environ.setdefault("ARCADEDB_JVM_ERROR_FILE", str(store / "arcadedb" / "hs_err_pid%p.log"))
     import arcadedb_embedded as arcadedb
     from arcadedb_embedded.jvm import start_jvm

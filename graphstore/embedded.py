@@ -147,14 +147,29 @@ class EmbeddedServer:
                 raise EmbeddedServerError(
                     f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}"
                 ) from None
-            return path.read_text(encoding="utf-8").strip()
+            try:
+                secret = path.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as e:   # a folder, unreadable, not text
+                raise EmbeddedServerError(
+                    f"cannot read the password file {path} ({type(e).__name__}: {e}). Remove it: a new password "
+                    f"is made, and the server takes it when it next starts (`audit server stop --store "
+                    f"{self.store_dir}` first)") from None
+            if not secret or not secret.isprintable():
+                raise EmbeddedServerError(f"the password file {path} is empty or not one line of text. Remove it: a "
+                                          "new password is made, and the server takes it when it next starts "
+                                          f"(`audit server stop --store {self.store_dir}` first)")
+            return secret
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(secrets.token_urlsafe(24) + "\n")
         return path.read_text(encoding="utf-8").strip()
 
     def _make_store_dir(self) -> None:
+        """The store folder, private to its owner: a folder made beforehand with wider modes
+        (755) is narrowed to 700, or the database files inside would be readable by others."""
         try:
             self.store_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self.store_dir.stat().st_mode & 0o077 and self.store_dir.stat().st_uid == os.getuid():
+                self.store_dir.chmod(0o700)
         except OSError as e:
             raise EmbeddedServerError(f"cannot create store folder {self.store_dir}: {e}") from e
 

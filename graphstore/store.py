@@ -80,10 +80,13 @@ class GraphStore:
             uri, auth = info.uri, (EMBEDDED_USER, embedded.password())
             reader_auth = (EMBEDDED_READER, embedded.reader_password())
             where = f"the embedded server of {embedded.store_dir}"
+            # the server takes <store>/credentials when it starts (graphstore/_embedded_daemon.py)
+            recover = (f"its credentials file replaced or lost?): run `audit server stop --store {embedded.store_dir}` "
+                       "and try again")
         else:
             uri, auth = settings.uri, (settings.user, settings.password)
-            where = settings.uri
-        driver = _connect(uri, auth, where)
+            where, recover = settings.uri, ""
+        driver = _connect(uri, auth, where, recover)
         reader = None
         if reader_auth is not None:
             try:
@@ -287,11 +290,13 @@ _LOAD_CSV_REFUSED = ("LOAD CSV is refused in read-only mode; nothing was read or
                      "(file: URLs also need AUDIT_EMBEDDED_ALLOW_FILE_URLS=1 on the embedded server)")
 
 
-def _connect(uri: str, auth: tuple[str, str], where: str) -> neo4j.Driver:
+def _connect(uri: str, auth: tuple[str, str], where: str, recover: str = "") -> neo4j.Driver:
     try:
         driver = GraphDatabase.driver(uri, auth=auth)
         driver.verify_connectivity()
     except AuthError as e:
+        if recover:
+            raise StoreError(f"{where} refused user {auth[0]!r} ({recover}") from e
         raise StoreError(f"{where} refused the credentials of user {auth[0]!r}: {e.message}") from e
     except (ServiceUnavailable, DriverError, OSError, ValueError) as e:
         raise StoreError(f"cannot reach {where}: {e}. Is the server running?") from e

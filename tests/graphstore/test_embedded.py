@@ -110,3 +110,60 @@ def test_an_open_store_keeps_its_server_past_the_idle_timeout(tmp_path, monkeypa
         assert server.running() is None and not pid_alive(pid)
     finally:
         server.stop()
+
+
+# -- issue 29: the store's own files ------------------------------------------------------------------
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_a_lost_credentials_file_is_recovered_by_a_restart(tmp_path):
+    """The engine kept the old root password while a new one was written: the store was locked
+    for good. Now the message says what to do, and a restart takes the new password."""
+    from conftest import pistol_file
+
+    store = tmp_path / "store"
+    try:
+        assert _cli("build", "--pistol", str(pistol_file("sample_data_1.json")), "--store", str(store)).exit_code == 0
+        (store / "credentials").unlink()
+        refused = _cli("status", "--store", str(store))
+        assert refused.exit_code == 1 and refused.output.count("\n") == 1, refused.output
+        assert "credentials file replaced or lost?" in refused.output and f"audit server stop --store {store}" in refused.output
+        assert _cli("server", "stop", "--store", str(store)).exit_code == 0
+        again = _cli("status", "--store", str(store))
+        assert again.exit_code == 0 and "sample_data_1" in again.output, again.output   # nothing lost
+    finally:
+        EmbeddedServer(store).stop()
+
+
+@pytest.mark.parametrize("name, content", [("credentials", b"\xff\xfe\x00"), ("credentials", None),
+                                           ("reader_credentials", b"\xc3\x28password"), ("credentials", b"\n")])
+def test_a_password_file_that_is_not_text_is_one_line(tmp_path, name, content):
+    store = tmp_path / "store"
+    store.mkdir(mode=0o700)
+    if content is None:
+        (store / name).mkdir()
+        (store / name).chmod(0o700)
+    else:
+        (store / name).write_bytes(content)
+        (store / name).chmod(0o600)
+    result = _cli("status", "--store", str(store))
+    assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith("Error: ") and "Remove it" in result.output and "Traceback" not in result.output
+    assert not (store / "server.json").exists()   # no server was started
+
+
+def test_a_store_folder_made_beforehand_is_made_private(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir(mode=0o755)
+    store.chmod(0o755)
+    server = EmbeddedServer(store)
+    try:
+        server.ensure_running()
+        assert stat.S_IMODE(store.stat().st_mode) == 0o700
+    finally:
+        server.stop()
