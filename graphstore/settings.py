@@ -13,6 +13,8 @@ ENV_USER = "AUDIT_NEO4J_USER"
 ENV_PASSWORD = "AUDIT_NEO4J_PASSWORD"
 ENV_DATABASE = "AUDIT_NEO4J_DATABASE"
 ENV_HOME = "AUDIT_HOME"
+ENV_QUERY_TIMEOUT = "AUDIT_QUERY_TIMEOUT"
+DEFAULT_QUERY_TIMEOUT_S = 3600.0
 
 DEFAULT_STORE_DIR = ".audit"
 DEFAULT_NEO4J_DATABASE = "neo4j"
@@ -33,6 +35,8 @@ class ConnectionSettings:
     password: str | None = field(default=None, metadata={"help": "password for the Bolt server"})
     database: str | None = field(default=None, metadata={"help": "database name; every query names it"})
     store_dir: Path = field(default=Path(DEFAULT_STORE_DIR), metadata={"help": "embedded store folder"})
+    query_timeout_s: float = field(default=DEFAULT_QUERY_TIMEOUT_S, metadata={
+        "help": "seconds a user's query (audit query, --cypher) may run before Neo4j stops it; 0 = no limit"})
 
     @property
     def embedded(self) -> bool:
@@ -60,6 +64,13 @@ class ConnectionSettings:
         password = password or env.get(ENV_PASSWORD) or None
         database = database or env.get(ENV_DATABASE) or None
         home = store_dir or env.get(ENV_HOME) or DEFAULT_STORE_DIR
+        timeout_text = env.get(ENV_QUERY_TIMEOUT) or str(DEFAULT_QUERY_TIMEOUT_S)
+        try:
+            query_timeout_s = float(timeout_text)
+        except ValueError:
+            query_timeout_s = -1.0
+        if not 0 <= query_timeout_s < float("inf"):
+            raise ConfigError(f"{ENV_QUERY_TIMEOUT}={timeout_text!r}: give seconds, 0 or more (0 = no limit)")
         if uri is not None:
             scheme = uri.split("://", 1)[0] if "://" in uri else ""
             valid = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -75,4 +86,5 @@ class ConnectionSettings:
             database = database or DEFAULT_NEO4J_DATABASE
         else:
             database = database or DEFAULT_EMBEDDED_DATABASE
-        return cls(uri=uri, user=user, password=password, database=database, store_dir=Path(home))
+        return cls(uri=uri, user=user, password=password, database=database, store_dir=Path(home),
+                   query_timeout_s=query_timeout_s)

@@ -224,9 +224,10 @@ class GraphStore:
         if not allow_write and self.engine == "neo4j":
             self._refuse_non_read(query, params)
         driver, mode = (self._driver, neo4j.WRITE_ACCESS) if allow_write else (self._reader, neo4j.READ_ACCESS)
+        timeout = self.settings.query_timeout_s or None   # Neo4j stops the transaction; the embedded engine ignores it
         with self._errors(query, read_only=not allow_write):
             with self._session(driver, mode) as session:
-                result = session.run(query, params)
+                result = session.run(neo4j.Query(query, timeout=timeout), params)
                 columns = list(result.keys())
                 rows = [list(record.values()) for record in result]
                 counters = _counters(result.consume())
@@ -263,6 +264,9 @@ class GraphStore:
                                  "(`audit server stop` first)") from e
             raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
         except ClientError as e:
+            if e.code and "TransactionTimedOut" in e.code:
+                raise QueryError(f"the query ran past {self.settings.query_timeout_s:g} s and {self.engine} stopped it; "
+                                 "nothing was changed. Set AUDIT_QUERY_TIMEOUT (seconds; 0 = no limit) for more") from e
             if read_only and e.code and ("AccessMode" in e.code or "Forbidden" in e.code):
                 raise QueryError(_WRITE_REFUSED) from e
             if e.code == "Neo.ClientError.Database.DatabaseNotFound":
