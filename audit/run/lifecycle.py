@@ -17,6 +17,9 @@ Example:
 
 from __future__ import annotations
 
+import fcntl
+import os
+import socket
 import subprocess
 from contextlib import contextmanager
 from importlib import metadata
@@ -41,6 +44,37 @@ class RunLifecycle:
         self.store, self.key, self.settings = store, key, settings
         self.settings_sha256 = R.settings_sha256(settings)
         self.memory_hint = memory_hint   # what to lower when CUDA runs out of memory: the command's own options
+        self._lock = None                # the run's lock file while this process holds it (claim)
+
+    def claim(self, lock_path: Path) -> None:
+        """Hold the run for this process until it ends (``finish``, a failure, or the process's
+        death, which frees the lock with it): a second process given the same run id is refused
+        at once instead of training the same run twice (issue 29). The lock is a file in the run's
+        cache folder, so it holds between processes of one machine and one cache.
+
+        Raises:
+            ConfigError: another process holds the run; the message names it.
+        """
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise ConfigError(f"run {self.key!r} is running now ({holder}); wait for it to end (a later run with "
+                              "the same id resumes or finds it done), or choose another --run-id") from None
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+        handle.flush()
+        self._lock = handle
+
+    def release(self) -> None:
+        """Let the run go (see ``claim``)."""
+        lock, self._lock = getattr(self, "_lock", None), None
+        if lock is not None:
+            lock.close()
 
     def finished(self) -> Run | None:
         """The Run when it is complete with these settings: nothing is left to do."""
@@ -67,18 +101,22 @@ class RunLifecycle:
             yield self
         except KeyboardInterrupt:
             self.update(status=R.INTERRUPTED, ended_at=R.now())
+            self.release()
             raise
         except torch.cuda.OutOfMemoryError as e:
             self.update(status=R.FAILED, ended_at=R.now(), error="out of GPU memory")
+            self.release()
             raise ConfigError(f"out of GPU memory; {self.memory_hint}. Re-run with the same --run-id {self.key} "
                               "to resume") from e
         except Exception as e:
             self.update(status=R.FAILED, ended_at=R.now(), error=str(e)[:ERROR_CHARS])
+            self.release()
             raise
 
     def finish(self, summary: dict) -> None:
-        """Mark the Run ``done`` with its summary."""
+        """Mark the Run ``done`` with its summary, and let it go."""
         self.update(status=R.DONE, ended_at=R.now(), **summary)
+        self.release()
 
 
 def code_version() -> str:

@@ -127,7 +127,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         return RunOutcome(run, R.DONE, True, summary, reading(run_leakage(store, run), summary))
 
     run_dir = request.cache_dir / "runs" / run
-    run_dir.mkdir(parents=True, exist_ok=True)
+    life.claim(run_dir / "run.lock")   # a second process with this run id is refused here
     resumed = life.start({
         "mode": "per-edge" if request.per_edge else "joint", "templates": graph_info.get("templates"),
         "retain_edges": len(train_retain), "seed": request.unlearn.seed,

@@ -158,7 +158,7 @@ def test_the_neo4j_test_server_stops_when_its_parent_dies_or_on_a_signal(neo4j_s
     try:
         pid, port = map(int, parent.stdout.readline().split())
         os.kill(parent.pid if how == "parent killed" else pid, signal.SIGKILL if how == "parent killed" else signal.SIGTERM)
-        assert _gone(pid, 60), f"the server JVM {pid} is still running after its {how}"
+        assert _gone(pid, 90), f"the server JVM {pid} is still running after its {how}"
         with pytest.raises(OSError):     # and its port is closed
             socket.create_connection(("127.0.0.1", port), timeout=2).close()
     finally:

@@ -147,6 +147,49 @@ def test_audit_run_with_every_check_for_each_method(store, graph, cache_dir, sto
     assert None not in row.values() and row["probes"] > 0, row
 
 
+def test_a_run_id_running_in_another_process_is_refused_at_once(store, graph, cache_dir, store_args):
+    """Issue 29: the same run id started twice trained twice. The run's lock is held here as
+    another process would hold it (an flock on its file): the second start is one line, and it
+    writes no Run node."""
+    import multiprocessing
+
+    lock_path = cache_dir / "runs" / "held" / "run.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    ready, done = multiprocessing.Event(), multiprocessing.Event()
+    holder = multiprocessing.get_context("fork").Process(target=_hold_lock, args=(lock_path, ready, done))
+    holder.start()
+    try:
+        assert ready.wait(30)
+        result = CliRunner().invoke(cli, ["run", "--graph", "small", "--select", "edges:0_1", "--method", "ga",
+                                          "--epochs", "1", "--device", "cpu", "--run-id", "held",
+                                          "--cache-dir", str(cache_dir), *store_args])
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith(f"Error: run 'held' is running now (pid {holder.pid} on "), result.output
+        assert store.read("MATCH (r:Run {key: 'held'}) RETURN count(r) AS n") == [{"n": 0}]
+    finally:
+        done.set()
+        holder.join(30)
+    # once it is let go, the same id runs
+    result = CliRunner().invoke(cli, ["run", "--graph", "small", "--select", "edges:0_1", "--method", "ga",
+                                      "--epochs", "1", "--device", "cpu", "--run-id", "held",
+                                      "--cache-dir", str(cache_dir), *store_args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def _hold_lock(path, ready, done):
+    import fcntl
+    import os
+    import socket
+
+    with open(path, "a+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+        handle.flush()
+        ready.set()
+        done.wait(60)
+
+
 def test_without_lr_the_methods_default_is_used_and_recorded(store, graph, cache_dir):
     run_audit(store, request(cache_dir, select="edges:0_1", method="simnpo", run_id="default-lr",
                              unlearn={"lr": None, "epochs": 1}), report=lambda _: None)

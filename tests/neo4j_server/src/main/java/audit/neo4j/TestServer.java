@@ -71,7 +71,7 @@ public final class TestServer {
             builder = builder.withConfig(setting, ((SettingImpl<Object>) setting).parse(pair.substring(eq + 1)));
         }
         Neo4j neo4j = builder.build();
-        Runtime.getRuntime().addShutdownHook(new Thread(neo4j::close, "neo4j-test-server-stop"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(neo4j), "neo4j-test-server-stop"));
 
         GraphDatabaseService system = neo4j.databaseManagementService().database("system");
         system.executeTransactionally("ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
@@ -89,6 +89,23 @@ public final class TestServer {
 
         waitForEndOfInput(System.in);
         System.exit(0);   // runs the shutdown hook: the database is closed cleanly
+    }
+
+    /** Shut the database down cleanly; if that hangs (a loaded machine), halt after 30 s anyway. */
+    private static void stop(Neo4j neo4j) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(30_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.println("the database did not shut down within 30 s: halting");
+            Runtime.getRuntime().halt(1);
+        }, "neo4j-test-server-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        neo4j.close();
+        watchdog.interrupt();
     }
 
     /** Blocks until the parent closes our standard input (or dies, which closes it too). */
