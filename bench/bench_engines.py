@@ -75,8 +75,8 @@ def steps(store: GraphStore, graph) -> dict[str, float]:
     start = time.perf_counter()
     R.start_run(store, "bench", {"graph": graph.name, "settings_sha256": "bench", "method": "ga"})
     R.write_results(store, "bench", [{"edge": k, "graph": graph.name, "role": "forget",
-                                      "answers": [f"answer {i} of {k}" for i in range(20)],
-                                      "rouge1_qa": [i / 20 for i in range(20)]} for k in chosen])
+                                      "answers_after": [f"answer {i} of {k}" for i in range(20)],
+                                      "rouge1_qa_after": [i / 20 for i in range(20)]} for k in chosen])
     back = R.read_results(store, "bench")
     out["eval: write + read 75 results"] = time.perf_counter() - start
     assert len(back) == EVAL_EDGES

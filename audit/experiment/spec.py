@@ -43,7 +43,8 @@ from pathlib import Path
 
 import yaml
 
-from audit.config import SIZES, UNLEARNING_METHODS, ResurfacingConfig, TrainingDataConfig, apply_options, check_names
+from audit.config import (INT64_MAX, SIZES, UNLEARNING_METHODS, InjectionConfig, ResurfacingConfig, TrainingDataConfig,
+                          UnlearnConfig, apply_options, check_names)
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
@@ -126,12 +127,28 @@ def load_spec(path: Path) -> ExperimentSpec:
         raise InputDataError(path, f"an experiment file is TOML or YAML ({', '.join(SUFFIXES)})")
     raw, text = read_utf8(path)
     try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.safe_load(text)
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.load(text, Loader=_UniqueKeyLoader)
     except tomllib.TOMLDecodeError as e:
         raise InputDataError(path, f"not TOML: {e}") from e
     except yaml.YAMLError as e:
         raise InputDataError(path, f"not YAML: {' '.join(str(e).split())}") from e
     return _check(path, data, hashlib.sha256(raw).hexdigest())
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML as ``safe_load`` reads it, but a key given twice in one mapping is an error (plain
+    YAML keeps the last value silently; TOML refuses, and so do we)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",
+                                                        key_node.start_mark)
+            if isinstance(key, (str, int, float, bool)):
+                seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 class _Checker:
@@ -198,11 +215,12 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
             c.fail(f"grid.models[{i}]", f"unknown scratch size in {m!r}; valid: {', '.join(SIZES)}")
     per_edge = c.items(grid.get("per_edge", [False]), "grid.per_edge", bool)
     lrs = c.items(grid["lrs"], "grid.lrs", (int, float)) if "lrs" in grid else None
-    if lrs is not None and any(lr <= 0 for lr in lrs):
-        c.fail("grid.lrs", "learning rates must be positive")
+    if lrs is not None and not all(0 < lr < float("inf") for lr in lrs):   # NaN fails both comparisons
+        c.fail("grid.lrs", "learning rates must be positive finite numbers")
 
     options = _method_options(c, data.get("method_options", {}), methods)
     run = _run_options(c, data.get("run", {}), path.parent)
+    _run_numbers(c, run)
     protocol = _protocol(c, data["lr_protocol"], selectors, methods) if "lr_protocol" in data else None
     if protocol is not None and lrs is not None:
         c.fail("lr_protocol", "give grid.lrs (fixed rates) or [lr_protocol] (rates chosen per method), not both")
@@ -303,6 +321,26 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
     return out
 
 
+# [run] keys -> the config field they set (audit.experiment.runner.request_for builds the same)
+_UNLEARN_KEYS = {k: k for k in ("epochs", "batch_size", "grad_accum", "lora_r", "lora_alpha")}
+_INJECT_KEYS = {"inject_target": "target_rouge1", "inject_max_epochs": "max_epochs", "inject_lr": "lr",
+                "inject_batch_size": "batch_size", "inject_seed": "seed"}
+
+
+def _run_numbers(c: _Checker, run: dict) -> None:
+    """The numbers of [run] in range, checked as `audit run` checks its options, so that a bad
+    value is refused before anything runs (``--dry-run`` included), naming the file and key."""
+    for keys, make in ((_UNLEARN_KEYS, UnlearnConfig), (_INJECT_KEYS, InjectionConfig)):
+        for key, name in keys.items():
+            if key in run:
+                try:
+                    make(**{name: float(run[key]) if name in ("lr", "target_rouge1") else run[key]}).check()
+                except ConfigError as e:
+                    c.fail(f"run.{key}", f"{run[key]!r}: {str(e).split(': ', 1)[-1]}")
+    if "eval_batch_size" in run and not 1 <= run["eval_batch_size"] <= INT64_MAX:
+        c.fail("run.eval_batch_size", f"{run['eval_batch_size']!r}: must be a positive whole number")
+
+
 def resurfacing_config(run: dict, seed: int = 0) -> ResurfacingConfig:
     """The resurfacing checks of ``[run]`` (``checks = [...]``, ``check_options = {...}``), checked;
     their seed is the cell's unless ``check_options`` sets one."""
@@ -318,8 +356,8 @@ def resurfacing_config(run: dict, seed: int = 0) -> ResurfacingConfig:
 
 def _rates(c: _Checker, value, key: str) -> tuple[float, ...]:
     rates = c.items(value, key, (int, float))
-    if any(lr <= 0 for lr in rates):
-        c.fail(key, "learning rates must be positive")
+    if not all(0 < lr < float("inf") for lr in rates):   # NaN fails both comparisons
+        c.fail(key, "learning rates must be positive finite numbers")
     return tuple(float(x) for x in sorted(rates))
 
 
