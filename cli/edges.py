@@ -57,7 +57,10 @@ def edges(graph_name, run_id, output, fmt, settings):
         raise ConfigError(f"--output {output}: the file name must end in .csv or .parquet")
     with GraphStore.open(settings) as store:
         if run_id:
-            R.require_run(store, run_id)
+            run = R.require_run(store, run_id)
+            if graph_name is not None and run.get("graph") != graph_name:
+                raise ConfigError(f"run {run_id!r} audited graph {run.get('graph')!r}, not {graph_name!r}: "
+                                  "give --run alone, or --graph alone")
             records = R.read_results(store, run_id)
             columns = [c for c in RUN_COLUMNS if any(c in r for r in records)] or list(RUN_TABLE)
             checked = any(c in r for r in records for c in EDGE_COLUMNS)

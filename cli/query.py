@@ -12,17 +12,46 @@ from graphstore import GraphStore
 from cli.common import connection_options, emit_rows, format_option
 
 
+INT64 = 2**63
+
+
+def utf8_argument(text: str, what: str) -> str:
+    """``text`` as given on the command line, refused when it is not UTF-8 (Python keeps the bad
+    bytes as lone surrogates, which no driver can send)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise click.BadParameter(f"{what} is not valid UTF-8 text") from None
+    return text
+
+
+def _fits_64_bits(value) -> bool:
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return -INT64 <= value < INT64
+    if isinstance(value, list):
+        return all(_fits_64_bits(v) for v in value)
+    if isinstance(value, dict):
+        return all(_fits_64_bits(v) for v in value.values())
+    return True
+
+
 def parse_param(text: str) -> tuple[str, object]:
-    """``name=value``: the value is read as JSON when it parses (5, 0.5, true, ["a"]), else as text."""
-    name, sep, raw = text.partition("=")
+    """``name=value``: the value is read as JSON when it parses (5, 0.5, true, ["a"]), else as text.
+    Integers must fit in 64 bits, as the graph's integers do."""
+    name, sep, raw = utf8_argument(text, "--param").partition("=")
     if not sep or not name.isidentifier():
         raise click.BadParameter(f"{text!r} is not name=value (e.g. --param k=5 --param name='Jzrcws SA')")
     try:
-        return name, strict_loads(raw)
+        value = strict_loads(raw)
     except json.JSONDecodeError as e:
         if e.msg == MAX_DEPTH_HINT or "appears twice" in e.msg:
             raise click.BadParameter(f"--param {name}: {e.msg}") from None
         return name, raw
+    if not _fits_64_bits(value):
+        raise click.BadParameter(f"--param {name}: an integer past 64 bits (the graph's integers are 64-bit)")
+    return name, value
 
 
 @click.command()
@@ -43,7 +72,7 @@ def query(cypher, params, write, fmt, settings):
       audit query "MATCH (e:Entity {name: \\$name})-[r:FACT]-() RETURN r.key" --param name="Jzrcws SA"
       audit query "MATCH (c:Component) RETURN c.key, c.nodes, c.edges, c.density" --format json
     """
-    if not cypher.strip():
+    if not utf8_argument(cypher, "the query").strip():
         raise click.BadParameter("the query is empty", param_hint="CYPHER")
     values = dict(parse_param(p) for p in params)
     with GraphStore.open(settings) as store:

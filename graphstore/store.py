@@ -275,6 +275,10 @@ class GraphStore:
                                  "DATABASES` lists them; Neo4j Community has one, 'neo4j'") from e
             raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
         except Neo4jError as e:
+            if e.code == "Neo.TransientError.General.MemoryPoolOutOfMemoryError":
+                raise StoreError(f"{self.engine} ran out of memory for one transaction (by default a transaction may "
+                                 "use 70 % of its heap) and nothing was written; give the server more heap "
+                                 "(server.memory.heap.max_size; NEO4J_HEAP_SIZE in docker/compose.yaml)") from e
             raise StoreError(f"{self.engine} failed: {e.message} (code {e.code})") from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreError(f"lost the connection to {self.location}: {e}") from e

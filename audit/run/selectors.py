@@ -146,8 +146,10 @@ def _count(spec: str, text: str) -> int:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 1:
-        raise ConfigError(f"--select {spec!r}: {text!r} is not a positive whole number")
+    if not 1 <= n < 2**63:   # a count past 64 bits cannot be sent as a query parameter
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise ConfigError(f"--select {spec if len(spec) <= 40 else spec[:37] + '...'!r}: {shown!r} is not a positive "
+                          "whole number of at most 64 bits")
     return n
 
 

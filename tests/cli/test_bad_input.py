@@ -247,6 +247,8 @@ def cli_cases() -> list[Case]:
         ("run-check-option-inf", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--check", "relearn", "--check-option", "relearn_lr=inf"],
          "relearn_lr='inf': must be a finite number"),
         ("run-eval-batch-negative", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--eval-batch-size", "-1"], "--eval-batch-size -1: must be a positive"),
+        ("run-select-past-64-bits", ["run", "--graph", "sample_data_1", "--select", f"top-degree:{2**64}"],
+         "is not a positive whole number of at most 64 bits"),
         ("run-seed-past-64-bits", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--seed", str(2**64)], "--seed 18446744073709551616: must fit in 64 bits"),
         ("generate-fraction-bad", ["generate", "pistol", "--topology", "chain", "--nodes", "4",
                                    "--employment-fraction", "2", "-o", "{dir}/g.json"], "fraction"),
@@ -280,6 +282,12 @@ def cli_cases() -> list[Case]:
         ("query-write-read-only", ["query", "MATCH (n:Entity) CALL { WITH n SET n.x = 1 } IN TRANSACTIONS RETURN 1"],
          "runs read-only"),
         ("query-load-csv", ["query", "LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 2"], "LOAD CSV"),
+        # issue 29: bytes that are not UTF-8 (as argv gives them: lone surrogates), integers past 64 bits
+        ("query-not-utf8", ["query", "RETURN '\udcff' AS x"], "the query is not valid UTF-8 text"),
+        ("query-param-not-utf8", ["query", "RETURN $x AS x", "--param", "x=\udcff"], "--param is not valid UTF-8"),
+        ("query-param-past-64-bits", ["query", "RETURN $x AS x", "--param", f"x={2**64}"], "past 64 bits"),
+        ("query-param-list-past-64-bits", ["query", "RETURN $x AS x", "--param", f"x=[1, {-2**63 - 1}]"],
+         "past 64 bits"),
         ("coverage-missing-file", ["coverage", "{dir}/nope.json", "--graph", "demo-text"], "nope.json"),
         ("server-bad", ["server", "restart"], "restart"),
     ]
@@ -477,3 +485,16 @@ def test_a_neo4j_without_gds_computes_components_in_cypher(neo4j_server):
         assert summary.components == 4   # networkx: 4 (test_build_structure.py)
         store.write("MATCH (n {graph: 'no-gds'}) DETACH DELETE n")
         store.write("MATCH (g:Graph {key: 'no-gds'}) DELETE g")
+
+
+def test_edges_of_a_run_with_another_graph_is_refused(store, store_args, run_cache, tmp_path):
+    """Issue 29: `edges --run X --graph Y` ignored --graph."""
+    from conftest import small_pistol_run
+
+    small_pistol_run(store, tmp_path, run_cache, "edges-g", "edges-g-ga", [("a", "b"), ("b", "c"), ("c", "d")], seed=2)
+    result = CliRunner().invoke(cli, ["edges", "--run", "edges-g-ga", "--graph", "other", *store_args])
+    assert result.exit_code == 1
+    assert result.output == ("Error: run 'edges-g-ga' audited graph 'edges-g', not 'other': give --run alone, "
+                             "or --graph alone\n")
+    same = CliRunner().invoke(cli, ["edges", "--run", "edges-g-ga", "--graph", "edges-g", *store_args])
+    assert same.exit_code == 0 and "edges-g/a_b" in same.output

@@ -8,6 +8,7 @@ networkx in test_build_structure.py; here the reference is the other engine.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -164,3 +165,39 @@ def test_the_neo4j_test_server_stops_when_its_parent_dies_or_on_a_signal(neo4j_s
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_without_java_or_maven_the_neo4j_tests_say_what_is_missing(monkeypatch, tmp_path):
+    """What conftest prints when it skips the Neo4j cases (or, with AUDIT_TEST_REQUIRE_NEO4J=1, fails)."""
+    from neo4j_server import server
+
+    monkeypatch.setenv("PATH", str(tmp_path))          # no java, no mvn
+    assert server.missing() == ("java is not installed: the Neo4j tests need Java 17 and Maven "
+                                "(tests/neo4j_server/README.md)")
+    monkeypatch.setattr(server, "BUILT", tmp_path / "not-built")
+    monkeypatch.setattr(server.shutil, "which", lambda tool: f"/usr/bin/{tool}")
+    assert server.missing() == "the Neo4j test server is not built: run `make neo4j-server` (Maven Central, once)"
+
+
+def test_a_build_past_neo4js_transaction_memory_is_one_line_and_writes_nothing(neo4j_server, tmp_path):
+    """A build is one transaction; Neo4j allows a transaction 70 % of its heap (at 1 GB a
+    100,000-edge PISTOL build does not fit: bench/bench_engines.py). Here a small heap and a
+    small graph: the refusal says what to raise, and nothing is written."""
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from neo4j_server.server import Neo4jTestServer
+
+    path = tmp_path / "ba.json"
+    write_dataset(generate_pistol(build_topology("barabasi_albert", 6000, seed=1, m=2), seed=1), path)
+    server = Neo4jTestServer(tmp_path / "small-heap", heap="256m")
+    info = server.start()
+    try:
+        args = ["--uri", info.uri, "--password", info.password]
+        result = CliRunner().invoke(cli, ["build", "--pistol", str(path), *args])
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert "ran out of memory for one transaction" in result.output and "nothing was written" in result.output
+        count = CliRunner().invoke(cli, ["query", "MATCH (n) RETURN count(n) AS n", "--format", "json", *args])
+        assert json.loads(count.output) == [{"n": 0}]
+    finally:
+        server.stop()

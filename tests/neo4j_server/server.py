@@ -63,10 +63,13 @@ def missing() -> str | None:
 class Neo4jTestServer:
     """Neo4j 5.26 Community in a child JVM, in its own work folder, on free loopback ports."""
 
-    def __init__(self, workdir: Path, config: dict[str, str] | None = None):
-        """``config``: settings as in neo4j.conf (``{"browser.post_connect_cmd": "..."}``)."""
+    def __init__(self, workdir: Path, config: dict[str, str] | None = None, heap: str = "1g"):
+        """``config``: settings as in neo4j.conf (``{"browser.post_connect_cmd": "..."}``);
+        ``heap``: the JVM's maximum heap (transaction state lives there: Neo4j allows a
+        transaction 70 % of it by default)."""
         self.workdir = Path(workdir)
         self.config = dict(config or {})
+        self.heap = heap
         self._process: subprocess.Popen | None = None
         self._stderr_tail: list[str] = []
 
@@ -87,7 +90,7 @@ class Neo4jTestServer:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(password + "\n")
         classpath = os.pathsep.join([str(TARGET / "classes"), str(TARGET / "lib" / "*"), str(TARGET / "plugins" / "*")])
-        command = ["java", "-Xmx1g", "-cp", classpath, "audit.neo4j.TestServer",
+        command = ["java", f"-Xmx{self.heap}", "-cp", classpath, "audit.neo4j.TestServer",
                    str(self.workdir / "db"), str(password_file), str(TARGET / "plugins"),
                    *(f"{name}={value}" for name, value in self.config.items())]
         # stdin stays an open pipe: the server exits when it closes, i.e. when we die
