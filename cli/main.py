@@ -50,6 +50,12 @@ class AuditGroup(click.Group):
                 traceback.print_exc()
             click.echo(error_line(str(e)), err=True)
             ctx.exit(1)
+        except OSError as e:   # the file system refused a path: under a file, in /proc, a full disk, ...
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            where = f"{e.filename}: " if e.filename else ""
+            click.echo(error_line(f"{where}{e.strerror or e}"), err=True)
+            ctx.exit(1)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:

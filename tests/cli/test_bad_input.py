@@ -288,6 +288,10 @@ def cli_cases() -> list[Case]:
         ("query-param-past-64-bits", ["query", "RETURN $x AS x", "--param", f"x={2**64}"], "past 64 bits"),
         ("query-param-list-past-64-bits", ["query", "RETURN $x AS x", "--param", f"x=[1, {-2**63 - 1}]"],
          "past 64 bits"),
+        # issue 29: output paths the file system refuses (a path under a file)
+        ("edges-output-under-a-file", ["edges", "--output", "/proc/version/edges.csv"], "/proc/version"),
+        ("generate-output-under-a-file", ["generate", "pistol", "--topology", "chain", "--nodes", "4", "-o",
+                                          "/proc/version/g.json"], "/proc/version"),
         ("coverage-missing-file", ["coverage", "{dir}/nope.json", "--graph", "demo-text"], "nope.json"),
         ("server-bad", ["server", "restart"], "restart"),
     ]
