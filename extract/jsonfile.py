@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 from graphstore.errors import InputDataError
@@ -46,16 +48,51 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+# The largest input file read whole (AUDIT_MAX_INPUT_BYTES): a bound on memory, not on graph size
+# (a 100,000-edge PISTOL file with its QA pairs is ~0.2 GB).
+ENV_MAX_INPUT_BYTES = "AUDIT_MAX_INPUT_BYTES"
+DEFAULT_MAX_INPUT_BYTES = 2 * 1024**3
+
+
+def read_input_bytes(path: Path) -> bytes:
+    """A user's input file, whole: a regular file (not a device such as /dev/zero, a pipe or a
+    folder) of at most AUDIT_MAX_INPUT_BYTES bytes, checked before anything is read.
+
+    Raises:
+        InputDataError: missing, unreadable, not a regular file, or too large.
+    """
+    path = Path(path)
+    try:
+        info = path.stat()
+    except OSError as e:
+        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+    if not stat.S_ISREG(info.st_mode):
+        raise InputDataError(path, "not a regular file (a folder, device or pipe): give a file")
+    limit = max_input_bytes()
+    if info.st_size > limit:
+        raise InputDataError(path, f"{info.st_size:,} bytes is more than the {limit:,} read whole "
+                                   f"({ENV_MAX_INPUT_BYTES} raises it)")
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+
+
+def max_input_bytes() -> int:
+    try:
+        return int(os.environ.get(ENV_MAX_INPUT_BYTES, DEFAULT_MAX_INPUT_BYTES))
+    except ValueError:
+        return DEFAULT_MAX_INPUT_BYTES
+
+
 def read_utf8(path: Path) -> tuple[bytes, str]:
     """A user's text file: its bytes (for a content hash) and its text.
 
     Raises:
-        InputDataError: unreadable, or not UTF-8 (with the byte offset and the byte).
+        InputDataError: unreadable, not a regular file, too large, or not UTF-8 (with the byte
+            offset and the byte).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+    data = read_input_bytes(path)
     try:
         return data, data.decode("utf-8")
     except UnicodeDecodeError as e:

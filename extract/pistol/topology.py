@@ -32,12 +32,27 @@ Edge = tuple[str, str]
 _FIELD_SEPARATOR = re.compile(r"\s*,\s*|\s+")
 
 
+# A bound on what is generated in memory (each edge becomes a contract of 20 QA pairs, ~2 kB):
+# 10 M edges is ~20 GB of records, past what a 24 GB machine builds.
+MAX_NODES = 5_000_000
+MAX_EDGES = 10_000_000
+
+
 def _check_nodes(n: object) -> int:
     if isinstance(n, bool) or not isinstance(n, int):
         raise ConfigError(f"the number of nodes must be a whole number, got {n!r}")
     if n < 2:
         raise ConfigError(f"the number of nodes must be at least 2 (one edge needs two ends), got {n}")
+    if n > MAX_NODES:
+        shown = f"{n:,}" if n < 10**30 else f"a {len(str(n))}-digit number"
+        raise ConfigError(f"the number of nodes must be at most {MAX_NODES:,} (a bound on memory), got {shown}")
     return n
+
+
+def _check_edge_count(expected: float, family: str) -> None:
+    if expected > MAX_EDGES:
+        raise ConfigError(f"a {family} graph of this size has about {expected:,.0f} edges; at most {MAX_EDGES:,} "
+                          "are generated (a bound on memory)")
 
 
 def _check_seed(seed: object) -> int:
@@ -61,6 +76,7 @@ def star(n: int) -> list[Edge]:
 def complete(n: int) -> list[Edge]:
     """Every pair once: ``n(n-1)/2`` edges, in lexicographic order of (u, v) as integers."""
     n = _check_nodes(n)
+    _check_edge_count(n * (n - 1) / 2, "complete")
     return [(str(u), str(v)) for u, v in combinations(range(n), 2)]
 
 
@@ -222,6 +238,8 @@ def build_topology(family: str, nodes: int, seed: int = 0, p: float | None = Non
             users = [f for f, param in _REQUIRED.items() if param == name]
             raise ConfigError(f"{name} applies only to the {', '.join(users)} topology, not to {family}")
     if family == "erdos_renyi":
+        if isinstance(p, (int, float)) and isinstance(nodes, int) and not isinstance(nodes, bool):
+            _check_edge_count(p * nodes * (nodes - 1) / 2, family)
         return erdos_renyi(nodes, p, seed)
     if family == "barabasi_albert":
         return barabasi_albert(nodes, m, seed)

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.jsonfile import strict_loads
+from extract.jsonfile import read_input_bytes, strict_loads
 from graphstore.errors import InputDataError
 
 from extract.text.units import Document
@@ -64,12 +64,9 @@ def corpus_format(path: Path, options: CorpusOptions) -> str:
 def read_text_file(path: Path) -> tuple[str, str]:
     """The file as text, and the SHA-256 of its bytes; binary or non-UTF-8 content refused
     with the byte offset."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputDataError(path, "no such file") from None
-    except OSError as e:
-        raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
+    if not path.exists() and not path.is_symlink():
+        raise InputDataError(path, "no such file")
+    data = read_input_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputDataError(path, f"binary content (a NUL byte at offset {nul}); a corpus is UTF-8 text")

@@ -288,6 +288,13 @@ def cli_cases() -> list[Case]:
         ("query-param-past-64-bits", ["query", "RETURN $x AS x", "--param", f"x={2**64}"], "past 64 bits"),
         ("query-param-list-past-64-bits", ["query", "RETURN $x AS x", "--param", f"x=[1, {-2**63 - 1}]"],
          "past 64 bits"),
+        # issue 29: inputs that are no regular file are refused before a byte is read (memory)
+        ("build-pistol-dev-zero", ["build", "--pistol", "/dev/zero", "--graph", "new"], "not a regular file"),
+        ("build-text-dev-zero", ["build", "--forget", "/dev/zero", "--graph", "new-text"], "not a regular file"),
+        ("generate-nodes-huge", ["generate", "pistol", "--topology", "chain", "--nodes", "99999999999999999999",
+                                 "-o", "{dir}/g.json"], "must be at most 5,000,000"),
+        ("generate-complete-too-many-edges", ["generate", "pistol", "--topology", "complete", "--nodes", "100000",
+                                              "-o", "{dir}/g.json"], "at most 10,000,000 are generated"),
         # issue 29: output paths the file system refuses (a path under a file)
         ("edges-output-under-a-file", ["edges", "--output", "/proc/version/edges.csv"], "/proc/version"),
         ("generate-output-under-a-file", ["generate", "pistol", "--topology", "chain", "--nodes", "4", "-o",
