@@ -15,7 +15,10 @@ class ConfigError(AuditError):
 
 
 class StoreError(AuditError):
-    """The graph database could not be reached, started or queried."""
+    """The graph database could not be reached, started or queried. ``retryable``: the engine
+    said the same work may succeed if tried again (a transient conflict between transactions)."""
+
+    retryable = False
 
 
 class EmbeddedServerError(StoreError):

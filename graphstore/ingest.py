@@ -9,14 +9,19 @@ different file under a name already taken is refused unless ``replace`` is asked
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import random
+import time
 from dataclasses import dataclass
 from typing import Callable
 
 from graphstore import queries as Q
-from graphstore.errors import InputDataError, QueryError
+from graphstore.errors import InputDataError, QueryError, StoreError
 from graphstore.records import GraphRecord
 from graphstore.store import DEFAULT_BATCH_ROWS, GraphStore
 from graphstore.structure import StructureSummary, compute_structure
+
+log = logging.getLogger(__name__)
 
 FACT_BATCH_ROWS = 1000  # a fact row carries 20 attributes and 40 QA strings (~2.5 kB)
 
@@ -125,7 +130,7 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
         **record.properties,
     }
     try:
-        structure = _write(store, record, props, bool(existing), progress)
+        structure = _write_retrying(store, record, props, bool(existing), progress)
     except QueryError:
         # Two builds of the same content at once: the other committed the graph first, and this
         # one collided on its unique key. The graph is there, as this build would have made it.
@@ -136,6 +141,25 @@ def write_graph(store: GraphStore, record: GraphRecord, replace: bool = False,
         raise
     return LoadSummary(record.name, status, len(record.entities), len(record.facts),
                        record.qa_count, structure.components)
+
+
+WRITE_ATTEMPTS = 4
+
+
+def _write_retrying(store: GraphStore, record: GraphRecord, props: dict, existing: bool,
+                    progress: Callable[[int], None] | None) -> StructureSummary:
+    """``_write``, again when the engine says a conflict with another transaction is worth a
+    retry (two large builds at once on the embedded engine: "Concurrent modification on page
+    ... Please retry"); each try is the whole transaction, so nothing partial is ever seen."""
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            return _write(store, record, props, existing, progress)
+        except StoreError as e:
+            if not e.retryable or attempt == WRITE_ATTEMPTS - 1:
+                raise
+            log.info("graph %s: the engine asked for a retry (%s); trying again", record.name, e)
+            time.sleep(0.5 * 2 ** attempt + random.random() * 0.5)
+    raise AssertionError("unreachable")
 
 
 def _write(store: GraphStore, record: GraphRecord, props: dict, existing: bool,

@@ -273,13 +273,17 @@ class GraphStore:
                 raise StoreError(f"database {self.database!r} does not exist on {self.location}; nothing was read or "
                                  "written. Name one that does with --database (or AUDIT_NEO4J_DATABASE): `SHOW "
                                  "DATABASES` lists them; Neo4j Community has one, 'neo4j'") from e
-            raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
+            error = QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})")
+            error.retryable = "please retry" in (e.message or "").lower()   # the embedded engine's page conflicts
+            raise error from e
         except Neo4jError as e:
             if e.code == "Neo.TransientError.General.MemoryPoolOutOfMemoryError":
                 raise StoreError(f"{self.engine} ran out of memory for one transaction (by default a transaction may "
                                  "use 70 % of its heap) and nothing was written; give the server more heap "
                                  "(server.memory.heap.max_size; NEO4J_HEAP_SIZE in docker/compose.yaml)") from e
-            raise StoreError(f"{self.engine} failed: {e.message} (code {e.code})") from e
+            error = StoreError(f"{self.engine} failed: {_first_line(e.message)} (code {e.code})")
+            error.retryable = e.is_retryable() or "retry" in (e.message or "").lower()
+            raise error from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreError(f"lost the connection to {self.location}: {e}") from e
 
