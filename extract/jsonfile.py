@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -20,9 +21,31 @@ def strict_loads(text: str, duplicates: bool = False) -> object:
     last value: a record would lose a field without a word)."""
     hook = None if duplicates else _unique_keys(text)
     try:
-        return json.loads(text, object_pairs_hook=hook)
+        value = json.loads(text, object_pairs_hook=hook)
     except RecursionError:
         raise json.JSONDecodeError(MAX_DEPTH_HINT, text, 0) from None
+    if "\\u" in text and _has_lone_surrogate(value):   # only an escape can make one: skip the walk otherwise
+        found = _LONE_SURROGATE.search(text)
+        raise json.JSONDecodeError("a string holds half of a UTF-16 pair (a lone \\udXXX escape), which is no "
+                                   "character", text, found.start() if found else 0)
+    return value
+
+
+# \uD800-\uDBFF not followed by \uDC00-\uDFFF, or \uDC00-\uDFFF not preceded by \uD800-\uDBFF
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _has_lone_surrogate(value) -> bool:
+    """Whether a parsed JSON value holds a string that is not text (json keeps a lone
+    surrogate escape as is; it cannot be encoded, sent to the database or printed)."""
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    return False
 
 
 class _unique_keys:
