@@ -128,6 +128,8 @@ def load_spec(path: Path) -> ExperimentSpec:
     raw, text = read_utf8(path)
     try:
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.load(text, Loader=_UniqueKeyLoader)
+    except RecursionError:
+        raise InputDataError(path, "nested too deeply to be an experiment (hundreds of levels of tables)") from None
     except tomllib.TOMLDecodeError as e:
         raise InputDataError(path, f"not TOML: {e}") from e
     except yaml.YAMLError as e:
@@ -137,7 +139,16 @@ def load_spec(path: Path) -> ExperimentSpec:
 
 class _UniqueKeyLoader(yaml.SafeLoader):
     """YAML as ``safe_load`` reads it, but a key given twice in one mapping is an error (plain
-    YAML keeps the last value silently; TOML refuses, and so do we)."""
+    YAML keeps the last value silently; TOML refuses, and so do we), and so is an alias."""
+
+    def compose_node(self, parent, index):
+        # an alias (*name) is refused: "billion laughs" files expand aliases of aliases into
+        # gigabytes once printed or hashed, and an experiment file needs none
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not read in an experiment file",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
         seen = set()

@@ -330,6 +330,9 @@ def experiment_cases() -> list[Case]:
         Case("check-options-bad", run, head + grid + b'[run]\nchecks = ["all"]\ncheck_options = {mia_k = 2.0}\n',
              "run.check_options", extra=toml),
         # issue 29: numbers in range, refused before anything runs (--dry-run included)
+        Case("yaml-alias-bomb", run, b"name: bad\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n", "aliases (*name) are not read", extra={"suffix": b".yaml"}),
+        Case("toml-nested-tables", run, b"name = " + b"{a = " * 500 + b"1" + b"}" * 500 + b"\n",
+             "nested too deeply", extra=toml),
         Case("yaml-duplicate-key", run, b"name: bad\nname: other\ngraphs: []\n", "the key 'name' is given twice",
              extra={"suffix": b".yaml"}),
         Case("epochs-negative", run + ["--dry-run"], head + grid + b"[run]\nepochs = -1\n", "run.epochs", extra=toml),
