@@ -149,6 +149,8 @@ def format_time(time: str, precision: int) -> str:
     date = time.lstrip("+-").split("T", 1)[0]
     year_text, month_text, day_text = date.split("-")
     year, month, day = int(year_text), int(month_text), int(day_text)
+    if not (0 <= month <= 12 and 0 <= day <= 31):   # 0: not known at this precision
+        raise ValueError(f"not a date: {time!r}")
     era = " BC" if sign < 0 else ""
     if precision >= 11 and month and day:
         return f"{day} {MONTHS[month - 1]} {year}{era}"

@@ -175,6 +175,12 @@ def wikidata_cases() -> list[Case]:
              name_file=False),
         Case("labels-bad", build + ["--labels", "{dir}/labels.tsv"], (line + "\n").encode(), "labels.tsv",
              name_file=False, extra={"labels.tsv": b"not a label line\n"}),
+        # issue 29: a time past the calendar was a traceback (an IndexError on month 13)
+        Case("time-out-of-range", build, (json.dumps({**entity, "claims": {"P31": entity["claims"]["P31"], "P569": [
+            {"mainsnak": {"snaktype": "value", "property": "P569", "datatype": "time", "datavalue": {
+                "type": "time", "value": {"time": "+99999999999-13-45T00:00:00Z", "precision": 11, "timezone": 0,
+                                          "calendarmodel": "http://www.wikidata.org/entity/Q1985727"}}},
+             "rank": "normal"}]}}) + "\n").encode(), "Q1 P569: a time value without the shape Wikidata gives it"),
         Case("other-content-same-name", ["build", "--wikidata", "{f}", "--graph", "sample_data_1"],
              gzip.compress((json.dumps({**entity, "claims": {"P31": entity["claims"]["P31"]}}) + "\n").encode()),
              ""),
