@@ -98,8 +98,9 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
-    if quiet:
-        set_quiet(True)
+    # set on every invocation, not only when asked: a process that runs several commands (a
+    # test session, a notebook) must not keep the last one's --quiet
+    set_quiet(quiet or os.environ.get("AUDIT_QUIET", "").lower() in ("1", "true", "yes"))
 
 
 for command in (build, edges, query, status, stats, coverage, generate, server, run, experiment, runs, memorization,

@@ -202,3 +202,14 @@ def test_empty_results_print_their_header(run):
 def test_shell_completion_script():
     result = CliRunner().invoke(cli, [], prog_name="audit", env={"_AUDIT_COMPLETE": "bash_source"})
     assert result.exit_code == 0 and "_audit_completion" in result.output and "complete " in result.output
+
+
+def test_quiet_does_not_stick_to_the_next_command_of_the_process(run):
+    """`--quiet` once in a process silenced every later command of it (found when the engines
+    reordered the suite: a run after a quiet one printed no 'resuming run' line)."""
+    from graphstore import progress
+
+    assert run("--quiet", "status").exit_code == 0
+    assert progress.is_quiet()
+    assert run("status").exit_code == 0
+    assert not progress.is_quiet()
