@@ -14,6 +14,8 @@ ENV_PASSWORD = "AUDIT_NEO4J_PASSWORD"
 ENV_DATABASE = "AUDIT_NEO4J_DATABASE"
 ENV_HOME = "AUDIT_HOME"
 ENV_QUERY_TIMEOUT = "AUDIT_QUERY_TIMEOUT"
+ENV_MAX_ROWS = "AUDIT_MAX_ROWS"
+DEFAULT_MAX_ROWS = 1_000_000
 DEFAULT_QUERY_TIMEOUT_S = 3600.0
 
 DEFAULT_STORE_DIR = ".audit"
@@ -35,6 +37,8 @@ class ConnectionSettings:
     password: str | None = field(default=None, metadata={"help": "password for the Bolt server"})
     database: str | None = field(default=None, metadata={"help": "database name; every query names it"})
     store_dir: Path = field(default=Path(DEFAULT_STORE_DIR), metadata={"help": "embedded store folder"})
+    max_rows: int = field(default=DEFAULT_MAX_ROWS, metadata={
+        "help": "rows a read-only user's query may return (they are held in memory to print)"})
     query_timeout_s: float = field(default=DEFAULT_QUERY_TIMEOUT_S, metadata={
         "help": "seconds a user's query (audit query, --cypher) may run before Neo4j stops it; 0 = no limit"})
 
@@ -86,5 +90,8 @@ class ConnectionSettings:
             database = database or DEFAULT_NEO4J_DATABASE
         else:
             database = database or DEFAULT_EMBEDDED_DATABASE
+        rows_text = env.get(ENV_MAX_ROWS) or str(DEFAULT_MAX_ROWS)
+        if not rows_text.isdigit() or not 1 <= int(rows_text) < 2**63:
+            raise ConfigError(f"{ENV_MAX_ROWS}={rows_text!r}: give a positive whole number of rows")
         return cls(uri=uri, user=user, password=password, database=database, store_dir=Path(home),
-                   query_timeout_s=query_timeout_s)
+                   query_timeout_s=query_timeout_s, max_rows=int(rows_text))

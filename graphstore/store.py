@@ -25,7 +25,7 @@ from graphstore.embedded import ENV_ALLOW_FILE_URLS, EmbeddedServer
 from graphstore.embedded import READER_USER as EMBEDDED_READER
 from graphstore.embedded import USER as EMBEDDED_USER
 from graphstore.errors import ConfigError, QueryError, StoreError
-from graphstore.settings import ConnectionSettings
+from graphstore.settings import ENV_MAX_ROWS, ConnectionSettings
 
 DEFAULT_BATCH_ROWS = 2000
 Progress = Callable[[int], None]
@@ -229,7 +229,12 @@ class GraphStore:
             with self._session(driver, mode) as session:
                 result = session.run(neo4j.Query(query, timeout=timeout), params)
                 columns = list(result.keys())
-                rows = [list(record.values()) for record in result]
+                rows = []
+                for record in result:   # fetched in batches: memory grows with what is kept, so keep a bound
+                    if not allow_write and len(rows) >= self.settings.max_rows:
+                        raise QueryError(f"the query returns more than {self.settings.max_rows:,} rows; add a LIMIT, "
+                                         f"or set {ENV_MAX_ROWS} higher (nothing was changed)")
+                    rows.append(list(record.values()))
                 counters = _counters(result.consume())
         if not allow_write and counters.get("contains_updates"):   # a second line, never the first
             raise QueryError(_WRITE_REFUSED)

@@ -65,6 +65,9 @@ RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "train_on": str, "mixed_passages": str, "chunk_tokens": int, "inject_qa": str,
     "checks": list, "check_options": dict,   # resurfacing checks of every cell (docs/robustness.md)
 }
+# A grid is the product of its lists: a bound on what is expanded, printed and stored. Each cell
+# is a full unlearning run, so 100,000 is past any real grid.
+MAX_CELLS = 100_000
 TRAINING_OPTIONS = ("train_on", "mixed_passages", "chunk_tokens", "inject_qa")
 PATH_OPTIONS = ("utility", "idk")
 
@@ -230,6 +233,10 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
         c.fail("grid.lrs", "learning rates must be positive finite numbers")
 
     options = _method_options(c, data.get("method_options", {}), methods)
+    cells = (len(graphs) * len(selectors) * len(per_edge) * len(seeds) * len(models) * max(1, len(lrs or ()))
+             * sum(len(options.get(m, ({},))) for m in methods))
+    if cells > MAX_CELLS:
+        c.fail("grid", f"{cells:,} cells (the product of its lists); at most {MAX_CELLS:,} make one experiment")
     run = _run_options(c, data.get("run", {}), path.parent)
     _run_numbers(c, run)
     protocol = _protocol(c, data["lr_protocol"], selectors, methods) if "lr_protocol" in data else None

@@ -339,6 +339,9 @@ def experiment_cases() -> list[Case]:
         Case("yaml-alias-bomb", run, b"name: bad\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n", "aliases (*name) are not read", extra={"suffix": b".yaml"}),
         Case("toml-nested-tables", run, b"name = " + b"{a = " * 500 + b"1" + b"}" * 500 + b"\n",
              "nested too deeply", extra=toml),
+        Case("grid-too-many-cells", run + ["--dry-run"], head + b'[grid]\nselectors = ["edges:A_B"]\nmethods = ["ga"]\n'
+             b"seeds = [" + b", ".join(str(i).encode() for i in range(1000)) + b"]\nlrs = ["
+             + b", ".join(f"{i + 1}e-5".encode() for i in range(200)) + b"]\n", "200,000 cells", extra=toml),
         Case("yaml-duplicate-key", run, b"name: bad\nname: other\ngraphs: []\n", "the key 'name' is given twice",
              extra={"suffix": b".yaml"}),
         Case("epochs-negative", run + ["--dry-run"], head + grid + b"[run]\nepochs = -1\n", "run.epochs", extra=toml),

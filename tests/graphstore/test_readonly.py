@@ -126,3 +126,15 @@ def test_a_bad_query_timeout_setting_is_one_line(loaded, store_args, monkeypatch
     result = CliRunner().invoke(cli, ["query", "RETURN 1 AS x", *store_args])
     assert result.exit_code == 1
     assert result.output == "Error: AUDIT_QUERY_TIMEOUT='soon': give seconds, 0 or more (0 = no limit)\n"
+
+
+def test_a_read_only_query_past_the_row_bound_is_refused(loaded):
+    """Rows are held to be printed: a read-only query stops at AUDIT_MAX_ROWS (here 1,000)."""
+    import dataclasses
+
+    from graphstore import GraphStore
+
+    with GraphStore.open(dataclasses.replace(loaded.settings, max_rows=1000)) as store:
+        assert len(store.run_query("UNWIND range(1, 1000) AS i RETURN i").rows) == 1000
+        with pytest.raises(QueryError, match="the query returns more than 1,000 rows; add a LIMIT"):
+            store.run_query("UNWIND range(1, 1001) AS i RETURN i")
