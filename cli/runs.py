@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from audit.results import store as R
+from audit.run.lock import held
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore import queries as Q
@@ -20,7 +21,9 @@ COLUMNS = ["key", "graph", "method", "mode", "model", "selector", "forget_edges"
 @format_option
 @connection_options
 def runs(run_id, graph_name, delete, fmt, settings):
-    """List the runs, or show every property of RUN_ID (settings, versions, summary).
+    """List the runs, or show every property of RUN_ID (settings, versions, summary). A run
+    shown `running (process gone)` was killed or lost its machine: run it again with the same
+    --run-id to resume it.
 
     \b
     Examples:
@@ -43,4 +46,7 @@ def runs(run_id, graph_name, delete, fmt, settings):
         if graph_name is not None:
             store.graph(graph_name)
         rows = store.read(Q.RUN_LIST, graph=graph_name)
+    for r in rows:   # a run marked running whose process is gone (killed, machine restarted) says so
+        if r["status"] == R.RUNNING and held(r["lock"]) is False:
+            r["status"] = "running (process gone)"
     emit_rows(COLUMNS, [[r[c] for c in COLUMNS] for r in rows], fmt)

@@ -136,6 +136,8 @@ RUN_PROPS = _declare("Run", {
         ("key", "str", "the run id (`--run-id`, or `<graph>-<method>-<UTC time>`)", False),
         ("kind", "str", "`memorization` for `audit memorization`; absent for `audit run`", False),
         ("status", "str", "`running`, `done`, `failed` or `interrupted`", False),
+        ("lock", "str", "the run's lock file (audit/run/lock.py): a `running` run whose lock is free here has "
+                        "ended without saying so (`audit runs` shows `running (process gone)`)", False),
         ("started_at", "str", "UTC ISO time the run was created", False),
         ("resumed_at", "str", "UTC ISO time it was last resumed", False),
         ("ended_at", "str", "UTC ISO time it ended (done, failed or interrupted)", False),

@@ -17,9 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import fcntl
-import os
-import socket
 import subprocess
 from contextlib import contextmanager
 from importlib import metadata
@@ -29,6 +26,7 @@ import torch
 
 from audit.results import store as R
 from audit.results.schema import Run
+from audit.run.lock import RunLock
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
@@ -48,33 +46,20 @@ class RunLifecycle:
 
     def claim(self, lock_path: Path) -> None:
         """Hold the run for this process until it ends (``finish``, a failure, or the process's
-        death, which frees the lock with it): a second process given the same run id is refused
-        at once instead of training the same run twice (issue 29). The lock is a file in the run's
-        cache folder, so it holds between processes of one machine and one cache.
+        death): a second process given the same run id is refused at once (audit/run/lock.py).
 
         Raises:
             ConfigError: another process holds the run; the message names it.
         """
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(lock_path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            raise ConfigError(f"run {self.key!r} is running now ({holder}); wait for it to end (a later run with "
-                              "the same id resumes or finds it done), or choose another --run-id") from None
-        handle.truncate(0)
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
-        handle.flush()
-        self._lock = handle
+        lock = RunLock(lock_path)
+        lock.acquire(self.key)
+        self._lock = lock
 
     def release(self) -> None:
         """Let the run go (see ``claim``)."""
-        lock, self._lock = getattr(self, "_lock", None), None
+        lock, self._lock = self._lock, None
         if lock is not None:
-            lock.close()
+            lock.release()
 
     def finished(self) -> Run | None:
         """The Run when it is complete with these settings: nothing is left to do."""

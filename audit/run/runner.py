@@ -133,7 +133,8 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "retain_edges": len(train_retain), "seed": request.unlearn.seed,
         "pairing": f"seeded: random.Random('{request.unlearn.seed}/pair/<epoch>/<step>'); "
                    f"log {run_dir / 'pairing.jsonl'}",
-        "hardware": hardware.label, "metric_definitions": "metrics.v1", **data.record(),
+        "hardware": hardware.label, "metric_definitions": "metrics.v1", "lock": str(run_dir / "run.lock"),
+        **data.record(),
         "training_config": settings.get("training_config"), "resurfacing_config": settings.get("resurfacing_config"),
     })
     report(f"{'resuming' if resumed else 'starting'} run {run}: {method.name} on {len(forget)} forget edge(s) "

