@@ -233,8 +233,11 @@ def _refuse_or_skip(path: Path, where: str, why: str, options: WikidataOptions, 
 
 def _read_labels(path: Path, options: WikidataOptions, labels: dict, properties: dict, digest) -> None:
     """More labels: a text file of ``ID<TAB>label`` lines, or entity JSON. The file's bytes go to ``digest``."""
-    with open_text(path) as text:
-        head = text.read(1)
+    try:
+        with open_text(path) as text:
+            head = text.read(1)
+    except UnicodeDecodeError as e:   # a binary file: its first byte is no text
+        raise InputDataError(path, f"not UTF-8 text: {e.reason}") from e
     if head not in ("[", "{"):
         _read_label_lines(path, labels, digest)
         return
