@@ -6,13 +6,11 @@ import json
 
 import click
 
+from audit.config import INT64_MAX
 from extract.jsonfile import MAX_DEPTH_HINT, strict_loads
 
 from graphstore import GraphStore
 from cli.common import connection_options, emit_rows, format_option
-
-
-INT64 = 2**63
 
 
 def utf8_argument(text: str, what: str) -> str:
@@ -29,7 +27,7 @@ def _fits_64_bits(value) -> bool:
     if isinstance(value, bool):
         return True
     if isinstance(value, int):
-        return -INT64 <= value < INT64
+        return -INT64_MAX - 1 <= value <= INT64_MAX
     if isinstance(value, list):
         return all(_fits_64_bits(v) for v in value)
     if isinstance(value, dict):

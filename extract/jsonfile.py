@@ -26,8 +26,8 @@ def strict_loads(text: str, duplicates: bool = False) -> object:
         raise json.JSONDecodeError(MAX_DEPTH_HINT, text, 0) from None
     if "\\u" in text and _has_lone_surrogate(value):   # only an escape can make one: skip the walk otherwise
         found = _LONE_SURROGATE.search(text)
-        raise json.JSONDecodeError("a string holds half of a UTF-16 pair (a lone \\udXXX escape), which is no "
-                                   "character", text, found.start() if found else 0)
+        raise json.JSONDecodeError("a string holds half of a UTF-16 pair (a lone escape such as \\ud800), which "
+                                   "is no character", text, found.start() if found else 0)
     return value
 
 

@@ -81,7 +81,7 @@ class GraphStore:
             reader_auth = (EMBEDDED_READER, embedded.reader_password())
             where = f"the embedded server of {embedded.store_dir}"
             # the server takes <store>/credentials when it starts (graphstore/_embedded_daemon.py)
-            recover = (f"its credentials file replaced or lost?): run `audit server stop --store {embedded.store_dir}` "
+            recover = (f" (its credentials file replaced or lost?): run `audit server stop --store {embedded.store_dir}` "
                        "and try again")
         else:
             uri, auth = settings.uri, (settings.user, settings.password)
@@ -313,7 +313,7 @@ def _connect(uri: str, auth: tuple[str, str], where: str, recover: str = "") -> 
         driver.verify_connectivity()
     except AuthError as e:
         if recover:
-            raise StoreError(f"{where} refused user {auth[0]!r} ({recover}") from e
+            raise StoreError(f"{where} refused user {auth[0]!r}{recover}") from e
         raise StoreError(f"{where} refused the credentials of user {auth[0]!r}: {e.message}") from e
     except (ServiceUnavailable, DriverError, OSError, ValueError) as e:
         raise StoreError(f"cannot reach {where}: {e}. Is the server running?") from e

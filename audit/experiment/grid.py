@@ -8,7 +8,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from audit.experiment.spec import PATH_OPTIONS, ExperimentSpec
+from audit.experiment.run_table import PATH_OPTIONS
+from audit.experiment.spec import ExperimentSpec
 
 RESULT_NEUTRAL = ("device", "eval_batch_size")   # change no result: not part of a run's identity
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.build import PistolSource, TextSource, build_graph
-from audit.config import InjectionConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig
+from audit.config import ResurfacingConfig, TrainingDataConfig
 from audit.experiment.grid import Cell, expand
-from audit.experiment.spec import TRAINING_OPTIONS, ExperimentSpec, resurfacing_config
+from audit.experiment.run_table import TRAINING_OPTIONS, injection_config, resurfacing_config, unlearn_config
+from audit.experiment.spec import ExperimentSpec
 from audit.results import store as R
 from audit.run.qa import load_graph_edges
 from audit.run.request import RunRequest
@@ -127,14 +128,7 @@ def _check_selectors(store: GraphStore, spec: ExperimentSpec) -> None:
 def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path, checks: bool = True) -> RunRequest:
     """The `audit run` of one cell: the cell's axes and the file's [run] options."""
     o = spec.run
-    # One injected model per seed by default; with [run] inject_seed, one for every seed, so the
-    # seeds vary the unlearning only (model-to-model spread out of the intervals).
-    injection = InjectionConfig(seed=o.get("inject_seed", cell.seed), **{k: v for k, v in {
-        "target_rouge1": o.get("inject_target"), "max_epochs": o.get("inject_max_epochs"),
-        "lr": o.get("inject_lr"), "batch_size": o.get("inject_batch_size")}.items() if v is not None})
-    unlearn = UnlearnConfig(lr=cell.lr, seed=cell.seed, **{k: o[k] for k in
-                                                           ("epochs", "batch_size", "grad_accum", "lora_r", "lora_alpha")
-                                                           if k in o})
+    injection, unlearn = injection_config(o, cell.seed), unlearn_config(o, cell.lr, cell.seed)
     equivalence = o.get("equivalence", "embedding")
     return RunRequest(
         graph=cell.graph, select=cell.selector, method=cell.method,

@@ -43,8 +43,9 @@ from pathlib import Path
 
 import yaml
 
-from audit.config import (INT64_MAX, SIZES, UNLEARNING_METHODS, InjectionConfig, ResurfacingConfig, TrainingDataConfig,
-                          UnlearnConfig, apply_options, check_names)
+from audit.config import INT64_MAX, SIZES, UNLEARNING_METHODS, TrainingDataConfig, apply_options
+from audit.experiment.run_table import (INJECT_KEYS, PATH_OPTIONS, RUN_OPTIONS, TRAINING_OPTIONS, UNLEARN_KEYS,
+                                        injection_config, resurfacing_config, unlearn_config)
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
@@ -57,19 +58,9 @@ GRID_KEYS = ("selectors", "methods", "seeds", "models", "per_edge", "lrs")
 GRAPH_KEYS = ("name", "pistol", "split", "forget", "retain")
 PROTOCOL_KEYS = ("grid", "methods", "selector", "seed", "retain_threshold")
 
-# [run]: audit run's options shared by every cell, with their types.
-RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
-    "epochs": int, "batch_size": int, "grad_accum": int, "lora_r": int, "lora_alpha": int, "retain": str,
-    "utility": str, "idk": str, "equivalence": str, "eval_batch_size": int, "inject_target": (int, float),
-    "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "inject_seed": int, "device": str,
-    "train_on": str, "mixed_passages": str, "chunk_tokens": int, "inject_qa": str,
-    "checks": list, "check_options": dict,   # resurfacing checks of every cell (docs/robustness.md)
-}
 # A grid is the product of its lists: a bound on what is expanded, printed and stored. Each cell
 # is a full unlearning run, so 100,000 is past any real grid.
 MAX_CELLS = 100_000
-TRAINING_OPTIONS = ("train_on", "mixed_passages", "chunk_tokens", "inject_qa")
-PATH_OPTIONS = ("utility", "idk")
 
 
 @dataclass(frozen=True)
@@ -339,37 +330,19 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
     return out
 
 
-# [run] keys -> the config field they set (audit.experiment.runner.request_for builds the same)
-_UNLEARN_KEYS = {k: k for k in ("epochs", "batch_size", "grad_accum", "lora_r", "lora_alpha")}
-_INJECT_KEYS = {"inject_target": "target_rouge1", "inject_max_epochs": "max_epochs", "inject_lr": "lr",
-                "inject_batch_size": "batch_size", "inject_seed": "seed"}
-
-
 def _run_numbers(c: _Checker, run: dict) -> None:
     """The numbers of [run] in range, checked as `audit run` checks its options, so that a bad
     value is refused before anything runs (``--dry-run`` included), naming the file and key."""
-    for keys, make in ((_UNLEARN_KEYS, UnlearnConfig), (_INJECT_KEYS, InjectionConfig)):
-        for key, name in keys.items():
-            if key in run:
-                try:
-                    make(**{name: float(run[key]) if name in ("lr", "target_rouge1") else run[key]}).check()
-                except ConfigError as e:
-                    c.fail(f"run.{key}", f"{run[key]!r}: {str(e).split(': ', 1)[-1]}")
+    for key in (*UNLEARN_KEYS, *INJECT_KEYS, "inject_seed"):
+        if key in run:
+            one = {key: run[key]}
+            config = unlearn_config(one, None, 0) if key in UNLEARN_KEYS else injection_config(one, 0)
+            try:
+                config.check()
+            except ConfigError as e:
+                c.fail(f"run.{key}", f"{run[key]!r}: {str(e).split(': ', 1)[-1]}")
     if "eval_batch_size" in run and not 1 <= run["eval_batch_size"] <= INT64_MAX:
         c.fail("run.eval_batch_size", f"{run['eval_batch_size']!r}: must be a positive whole number")
-
-
-def resurfacing_config(run: dict, seed: int = 0) -> ResurfacingConfig:
-    """The resurfacing checks of ``[run]`` (``checks = [...]``, ``check_options = {...}``), checked;
-    their seed is the cell's unless ``check_options`` sets one."""
-    checks = run.get("checks", [])
-    if not all(isinstance(name, str) for name in checks):
-        raise ConfigError(f"checks {checks!r}: expected a list of names")
-    config = ResurfacingConfig(checks=check_names(checks), seed=seed)
-    apply_options(config, {k: str(v).lower() if isinstance(v, bool) else str(v)
-                           for k, v in run.get("check_options", {}).items()}, "a resurfacing check")
-    config.check()
-    return config
 
 
 def _rates(c: _Checker, value, key: str) -> tuple[float, ...]:

@@ -127,13 +127,14 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         return RunOutcome(run, R.DONE, True, summary, reading(run_leakage(store, run), summary))
 
     run_dir = request.cache_dir / "runs" / run
-    life.claim(run_dir / "run.lock")   # a second process with this run id is refused here
+    lock_path = run_dir / "run.lock"
+    life.claim(lock_path)   # a second process with this run id is refused here
     resumed = life.start({
         "mode": "per-edge" if request.per_edge else "joint", "templates": graph_info.get("templates"),
         "retain_edges": len(train_retain), "seed": request.unlearn.seed,
         "pairing": f"seeded: random.Random('{request.unlearn.seed}/pair/<epoch>/<step>'); "
                    f"log {run_dir / 'pairing.jsonl'}",
-        "hardware": hardware.label, "metric_definitions": "metrics.v1", "lock": str(run_dir / "run.lock"),
+        "hardware": hardware.label, "metric_definitions": "metrics.v1", "lock": str(lock_path),
         **data.record(),
         "training_config": settings.get("training_config"), "resurfacing_config": settings.get("resurfacing_config"),
     })

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from audit.config import INT64_MAX
 from audit.measure.memorization.subjects import resolve_subjects
 from graphstore import GraphStore
 from graphstore import queries as Q
@@ -146,7 +147,7 @@ def _count(spec: str, text: str) -> int:
         n = int(text)
     except ValueError:
         n = 0
-    if not 1 <= n < 2**63:   # a count past 64 bits cannot be sent as a query parameter
+    if not 1 <= n <= INT64_MAX:   # a count past 64 bits cannot be sent as a query parameter
         shown = text if len(text) <= 30 else text[:27] + "..."
         raise ConfigError(f"--select {spec if len(spec) <= 40 else spec[:37] + '...'!r}: {shown!r} is not a positive "
                           "whole number of at most 64 bits")
