@@ -8,11 +8,12 @@ from pathlib import Path
 import click
 
 from graphstore.embedded import EmbeddedServer
-from graphstore.settings import DEFAULT_STORE_DIR, ENV_HOME
+from graphstore.settings import DEFAULT_STORE_DIR, ENV_HOME, query_timeout_from
 
 
 def _server(store_dir: str | None) -> EmbeddedServer:
-    return EmbeddedServer(Path(store_dir or os.environ.get(ENV_HOME) or DEFAULT_STORE_DIR))
+    return EmbeddedServer(Path(store_dir or os.environ.get(ENV_HOME) or DEFAULT_STORE_DIR),
+                          query_timeout_s=query_timeout_from(os.environ))
 
 
 store_option = click.option("--store", "store_dir", metavar="DIR", default=None,
@@ -23,6 +24,8 @@ store_option = click.option("--store", "store_dir", metavar="DIR", default=None,
 def server():
     """The embedded server: any command starts it when needed and it stops by itself after
     30 idle minutes (AUDIT_EMBEDDED_IDLE_TIMEOUT seconds); these commands control it by hand.
+    It stops any statement that runs past AUDIT_QUERY_TIMEOUT seconds (default 3600; 0 = no
+    limit), read when it starts.
 
     \b
     Examples:

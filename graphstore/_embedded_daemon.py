@@ -45,6 +45,18 @@ def _allow_file_urls(allowed: bool) -> None:
     setting.setValue(bool(allowed))
 
 
+def _set_command_timeout(seconds: float) -> None:
+    """Every statement the engine runs (a user's query, a build's batch) is stopped after
+    ``seconds`` (0: no limit): the engine checks the deadline inside its scan, expand and filter
+    loops, so a query that produces no row for minutes is stopped too, and its client sees
+    ``TransactionTimedOut``. The engine's Bolt plugin ignores the timeout a driver sends, so this
+    server-wide setting is the embedded engine's only bound (docs/reliability.md)."""
+    import jpype
+
+    setting = jpype.JClass("com.arcadedb.GlobalConfiguration").findByKey("arcadedb.command.timeout")
+    setting.setValue(int(round(seconds * 1000)))
+
+
 def _ensure_reader(server, database: str, password: str) -> None:
     """The read-only user: a server user whose group may only read records of ``database``.
     The engine itself refuses every write it attempts (CREATE, SET, DELETE, MERGE, schema,
@@ -89,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database", default="audit")
     parser.add_argument("--idle-timeout", type=float, default=1800.0, help="seconds; 0 = never")
     parser.add_argument("--heap", default=None, help="JVM max heap, e.g. 4g")
+    parser.add_argument("--query-timeout", type=float, default=0.0, help="seconds a statement may run; 0 = no limit")
     args = parser.parse_args(argv)
     store: Path = args.store.resolve()
     os.chdir(store)  # the engine writes ./log relative to the working folder
@@ -109,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
     start_jvm(heap_size=args.heap or "4g")
     _allow_file_urls(os.environ.get(ENV_ALLOW_FILE_URLS, "") == "1")
+    _set_command_timeout(args.query_timeout)
     server = None
     for attempt in range(5):  # a picked port can be taken before the engine binds it
         bolt_port, http_port = free_port(), free_port()
@@ -141,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         "http_port": http_port,
         "database": args.database,
         "engine_version": arcadedb.__version__,
+        "query_timeout_s": args.query_timeout,
         "started_at": time.time(),
     })
     (store / "last_used").touch()

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphstore.errors import EmbeddedServerError
+from graphstore.settings import DEFAULT_QUERY_TIMEOUT_S
 
 USER = "root"  # ArcadeDB's administrator; the password is ours, generated per store
 # The read-only user: every read-only query runs as this user, and the engine refuses its
@@ -95,6 +96,7 @@ class ServerInfo:
     database: str
     engine_version: str
     store_dir: Path
+    query_timeout_s: float = 0.0   # the engine's command timeout, set when the server started (0: none)
 
     @property
     def uri(self) -> str:
@@ -112,9 +114,12 @@ class EmbeddedServer:
         >>> server.stop()                           # no Java process is left behind
     """
 
-    def __init__(self, store_dir: Path, database: str = "audit"):
+    def __init__(self, store_dir: Path, database: str = "audit", query_timeout_s: float = DEFAULT_QUERY_TIMEOUT_S):
         self.store_dir = Path(store_dir).resolve()
         self.database = database
+        # Every statement the server runs stops after this many seconds (0: no limit). The
+        # engine's setting is the server's, taken when it starts: a running server keeps its own.
+        self.query_timeout_s = query_timeout_s
 
     # -- files -----------------------------------------------------------------------
     @property
@@ -195,6 +200,7 @@ class EmbeddedServer:
                 database=str(raw["database"]),
                 engine_version=str(raw.get("engine_version", "")),
                 store_dir=self.store_dir,
+                query_timeout_s=float(raw.get("query_timeout_s", 0.0)),
             )
         except (OSError, ValueError, KeyError):
             return None
@@ -254,6 +260,7 @@ class EmbeddedServer:
             "--store", str(self.store_dir),
             "--database", self.database,
             "--idle-timeout", idle,
+            "--query-timeout", repr(float(self.query_timeout_s)),
         ]
         heap = os.environ.get(ENV_HEAP)
         if heap:

@@ -68,13 +68,7 @@ class ConnectionSettings:
         password = password or env.get(ENV_PASSWORD) or None
         database = database or env.get(ENV_DATABASE) or None
         home = store_dir or env.get(ENV_HOME) or DEFAULT_STORE_DIR
-        timeout_text = env.get(ENV_QUERY_TIMEOUT) or str(DEFAULT_QUERY_TIMEOUT_S)
-        try:
-            query_timeout_s = float(timeout_text)
-        except ValueError:
-            query_timeout_s = -1.0
-        if not 0 <= query_timeout_s < float("inf"):
-            raise ConfigError(f"{ENV_QUERY_TIMEOUT}={timeout_text!r}: give seconds, 0 or more (0 = no limit)")
+        query_timeout_s = query_timeout_from(env)
         if uri is not None:
             scheme = uri.split("://", 1)[0] if "://" in uri else ""
             valid = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -95,3 +89,19 @@ class ConnectionSettings:
             raise ConfigError(f"{ENV_MAX_ROWS}={rows_text!r}: give a positive whole number of rows")
         return cls(uri=uri, user=user, password=password, database=database, store_dir=Path(home),
                    query_timeout_s=query_timeout_s, max_rows=int(rows_text))
+
+
+def query_timeout_from(env) -> float:
+    """Seconds one statement may run, from ``AUDIT_QUERY_TIMEOUT`` (default one hour; 0: no limit).
+
+    Raises:
+        ConfigError: not a finite number of seconds, 0 or more.
+    """
+    text = env.get(ENV_QUERY_TIMEOUT) or str(DEFAULT_QUERY_TIMEOUT_S)
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ConfigError(f"{ENV_QUERY_TIMEOUT}={text!r}: give seconds, 0 or more (0 = no limit)")
+    return seconds

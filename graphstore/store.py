@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import shutil
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
@@ -53,6 +54,9 @@ class GraphStore:
         self.settings = settings
         self.database: str = settings.database or "neo4j"
         self._embedded = embedded
+        # The bound on one statement: the driver's transaction timeout on Neo4j; on the embedded
+        # engine the server's own, set when it started (GraphStore.open reads it back).
+        self.query_timeout_s: float = settings.query_timeout_s
         agent = driver.get_server_info().agent
         self.server_agent: str = agent
         self.engine: str = "arcadedb" if "arcadedb" in agent.lower() else "neo4j"
@@ -75,8 +79,14 @@ class GraphStore:
         embedded = None
         reader_auth = None
         if settings.embedded:
-            embedded = EmbeddedServer(settings.store_dir, database=settings.database or "audit")
+            embedded = EmbeddedServer(settings.store_dir, database=settings.database or "audit",
+                                      query_timeout_s=settings.query_timeout_s)
             info = embedded.ensure_running()
+            if info.database != embedded.database:
+                raise StoreError(f"the embedded server of {embedded.store_dir} serves database {info.database!r}, not "
+                                 f"{embedded.database!r}; nothing was read or written. Use --database {info.database}, or stop "
+                                 f"it (`audit server stop --store {embedded.store_dir}`) and run again to serve "
+                                 f"{embedded.database!r}")
             uri, auth = info.uri, (EMBEDDED_USER, embedded.password())
             reader_auth = (EMBEDDED_READER, embedded.reader_password())
             where = f"the embedded server of {embedded.store_dir}"
@@ -95,7 +105,10 @@ class GraphStore:
                 driver.close()
                 raise StoreError(f"{e}. A server started by an older version has no read-only user: "
                                  f"restart it with `audit server stop --store {embedded.store_dir}`") from e
-        return cls(driver, settings, embedded, reader)
+        store = cls(driver, settings, embedded, reader)
+        if embedded is not None:
+            store.query_timeout_s = info.query_timeout_s
+        return store
 
     def close(self) -> None:
         if self._heartbeat is not None:
@@ -222,9 +235,18 @@ class GraphStore:
         self._touch()
         params = params or {}
         if not allow_write and self.engine == "neo4j":
-            self._refuse_non_read(query, params)
+            self._refuse_non_read(_EXPLAIN_OR_PROFILE.sub(r"\1", query, count=1), params)
+        elif not allow_write:
+            # The embedded engine answers a read-only PROFILE of a write with no rows and no error
+            # (nothing written): run the query itself, so that the engine refuses the write. Bolt
+            # brings no profile back from it anyway.
+            query = _PROFILE.sub(r"\1", query, count=1)
+            # Its read-only user may LOAD CSV from http(s) (file: URLs are off): refused here, as
+            # Neo4j's plan check refuses it, before the server fetches anything.
+            if _LOAD_CSV.search(_CODE_ONLY.sub(" ", query)):
+                raise QueryError(_LOAD_CSV_REFUSED)
         driver, mode = (self._driver, neo4j.WRITE_ACCESS) if allow_write else (self._reader, neo4j.READ_ACCESS)
-        timeout = self.settings.query_timeout_s or None   # Neo4j stops the transaction; the embedded engine ignores it
+        timeout = self.settings.query_timeout_s or None   # Neo4j stops the transaction; the embedded server has its own
         with self._errors(query, read_only=not allow_write):
             with self._session(driver, mode) as session:
                 result = session.run(neo4j.Query(query, timeout=timeout), params)
@@ -270,14 +292,18 @@ class GraphStore:
             raise QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})") from e
         except ClientError as e:
             if e.code and "TransactionTimedOut" in e.code:
-                raise QueryError(f"the query ran past {self.settings.query_timeout_s:g} s and {self.engine} stopped it; "
-                                 "nothing was changed. Set AUDIT_QUERY_TIMEOUT (seconds; 0 = no limit) for more") from e
+                restart = (" and restart the embedded server (`audit server stop`): it takes the setting when it starts"
+                           if self._embedded is not None else "")
+                raise QueryError(f"the query ran past {self.query_timeout_s:g} s and {self.engine} stopped it; "
+                                 f"nothing was changed. Set AUDIT_QUERY_TIMEOUT (seconds; 0 = no limit) for more{restart}"
+                                 ) from e
             if read_only and e.code and ("AccessMode" in e.code or "Forbidden" in e.code):
                 raise QueryError(_WRITE_REFUSED) from e
             if e.code == "Neo.ClientError.Database.DatabaseNotFound":
                 raise StoreError(f"database {self.database!r} does not exist on {self.location}; nothing was read or "
                                  "written. Name one that does with --database (or AUDIT_NEO4J_DATABASE): `SHOW "
                                  "DATABASES` lists them; Neo4j Community has one, 'neo4j'") from e
+            self._raise_if_disk_full(e)
             error = QueryError(f"{self.engine} refused the query: {_first_line(e.message)} (code {e.code})")
             error.retryable = "please retry" in (e.message or "").lower()   # the embedded engine's page conflicts
             raise error from e
@@ -286,11 +312,23 @@ class GraphStore:
                 raise StoreError(f"{self.engine} ran out of memory for one transaction (by default a transaction may "
                                  "use 70 % of its heap) and nothing was written; give the server more heap "
                                  "(server.memory.heap.max_size; NEO4J_HEAP_SIZE in docker/compose.yaml)") from e
+            self._raise_if_disk_full(e)
             error = StoreError(f"{self.engine} failed: {_first_line(e.message)} (code {e.code})")
             error.retryable = e.is_retryable() or "retry" in (e.message or "").lower()
             raise error from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreError(f"lost the connection to {self.location}: {e}") from e
+
+    def _raise_if_disk_full(self, e: Neo4jError) -> None:
+        """The embedded engine names no cause when its disk fills ("Transaction error on commit",
+        or an unknown error from a schema command, and nothing in its log): look at the disk."""
+        if self._embedded is None:
+            return
+        free = shutil.disk_usage(self._embedded.store_dir).free
+        if free < _DISK_NEARLY_FULL:
+            raise StoreError(f"the embedded engine failed with its disk full ({free / 2**20:.1f} MB free on the disk "
+                             f"holding {self._embedded.store_dir}); nothing was written: make room and run again "
+                             f"(it said: {_first_line(e.message)})") from e
 
     # -- counts -----------------------------------------------------------------------------------
     def counts(self) -> tuple[list[dict], list[dict]]:
@@ -303,6 +341,13 @@ _WRITE_REFUSED = ("the query would change the graph, and it runs read-only: the 
 _SECURITY_REFUSED = ("the query reads or changes users, roles or privileges, which read-only queries may not do; the "
                      "engine refused it and nothing was changed. Pass --write to run it with the administrator's rights")
 _LOAD_CSV = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
+# comments and quoted text (strings, `names`), to look at a query's own words
+_CODE_ONLY = re.compile(r"//[^\n]*|/\*.*?\*/|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", re.DOTALL)
+_DISK_NEARLY_FULL = 32 * 2**20   # bytes: below this, an engine failure on the embedded store is put down to the disk
+# A leading PROFILE (or EXPLAIN), after any comments (kept: error positions stay the user's)
+_LEADING = r"^((?:\s|//[^\n]*(?:\n|$)|/\*.*?\*/)*)"
+_PROFILE = re.compile(_LEADING + r"PROFILE\b", re.IGNORECASE | re.DOTALL)
+_EXPLAIN_OR_PROFILE = re.compile(_LEADING + r"(?:PROFILE|EXPLAIN)\b", re.IGNORECASE | re.DOTALL)
 _LOAD_CSV_REFUSED = ("LOAD CSV is refused in read-only mode; nothing was read or changed. Pass --write to load "
                      "(file: URLs also need AUDIT_EMBEDDED_ALLOW_FILE_URLS=1 on the embedded server)")
 

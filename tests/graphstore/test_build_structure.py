@@ -17,7 +17,7 @@ from graphstore.errors import InputDataError, StoreError
 from graphstore.ingest import write_graph
 from graphstore.records import EntityRecord, GraphRecord
 
-from conftest import pistol_file
+from conftest import REPO, pistol_file
 
 
 def reference_graph(path) -> nx.Graph:
@@ -116,3 +116,34 @@ def test_a_database_failure_midway_leaves_the_graph_as_it_was(store):
     with pytest.raises(StoreError):
         write_graph(store, bad)
     assert (store.read(Q.EDGES_TABLE, graph=None), store.counts()) == before
+
+
+def test_a_reader_sees_a_build_whole_or_not_at_all(settings, store, store_env, tmp_path):
+    """A reader polling while another process builds a 4,000-edge graph sees the graph absent or
+    complete, never part of it (the outside sweep saw entities 0 and facts 1,341 at once)."""
+    import subprocess
+    import sys
+    import time
+
+    from extract.pistol.generate import generate_pistol, write_dataset
+    from extract.pistol.topology import build_topology
+
+    dataset = tmp_path / "ba.json"
+    records = generate_pistol(build_topology("barabasi_albert", nodes=2000, m=2, seed=3), seed=3)
+    write_dataset(records, dataset)
+    counts = ("MATCH (e:Entity {graph: $g}) WITH count(e) AS entities "
+              "OPTIONAL MATCH (:Entity {graph: $g})-[f:FACT]->() "
+              "RETURN entities, count(f) AS facts, COUNT { (:Graph {key: $g}) } AS graphs")
+    builder = subprocess.Popen([sys.executable, "-m", "cli.main", "--quiet", "build", "--pistol", str(dataset), "--graph", "ba"],
+                               env=store_env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    seen = set()
+    try:
+        while builder.poll() is None:
+            seen.add(tuple(store.read(counts, g="ba")[0].values()))
+            time.sleep(0.02)
+        assert builder.returncode == 0, builder.stdout.read().decode()
+    finally:
+        builder.kill()
+    final = tuple(store.read(counts, g="ba")[0].values())
+    assert final[1] == len({r["edge"] for r in records}) and final[2] == 1
+    assert seen <= {(0, 0, 0), final}, sorted(seen)

@@ -167,3 +167,38 @@ def test_a_store_folder_made_beforehand_is_made_private(tmp_path):
         assert stat.S_IMODE(store.stat().st_mode) == 0o700
     finally:
         server.stop()
+
+
+def test_a_database_the_running_server_does_not_serve_is_one_line(store_dir):
+    """The embedded server serves the one database it was started for; another name is one line
+    saying which it serves (it was "the query would change the graph")."""
+    result = _cli("query", "RETURN 1 AS x", "--database", "otherdb", "--store", str(store_dir))
+    assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith("Error: ") and "serves database 'audit', not 'otherdb'" in result.output
+
+
+def test_a_full_disk_is_one_line_that_says_so_and_writes_nothing(tmp_path):
+    """A build on a store whose disk fills: one line naming the disk (the engine says only
+    "Transaction error on commit"), and the graph as it was. Needs a small tmpfs (root)."""
+    import os
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs", str(disk)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("a small disk needs a tmpfs mount, which needs root")
+    store = disk / "store"
+    try:
+        dataset = tmp_path / "ba.json"
+        made = _cli("generate", "pistol", "--topology", "barabasi_albert", "--nodes", "1500", "--m", "2",
+                    "--output", str(dataset))
+        assert made.exit_code == 0, made.output
+        result = _cli("build", "--pistol", str(dataset), "--store", str(store))
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert result.output.startswith("Error: the embedded engine failed with its disk full"), result.output
+        assert "nothing was written" in result.output
+        counted = _cli("query", "MATCH (n) RETURN count(n) AS n", "--format", "json", "--store", str(store))
+        assert counted.exit_code == 0 and '"n": 0' in counted.output, counted.output
+    finally:
+        EmbeddedServer(store).stop()
+        subprocess.run(["umount", str(disk)], check=True)
