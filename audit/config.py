@@ -222,7 +222,9 @@ def model_width(model: str) -> int | None:
     size = parse_scratch(model)
     if size is not None:
         return SIZES[size].hidden_size
-    config = Path(model) / "config.json"
+    from audit.models import pretrained
+
+    config = Path(pretrained.resolve(model)) / "config.json"
     try:
         values = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, ValueError):

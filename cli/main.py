@@ -19,6 +19,7 @@ from cli.generate import generate
 from cli.leakage import leakage
 from cli.memorization import memorization
 from cli.memorization_check import memorization_check
+from cli.models import models
 from cli.query import query
 from cli.report import report
 from cli.run import run
@@ -104,7 +105,7 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
 
 
 for command in (build, edges, query, status, stats, coverage, generate, server, run, experiment, runs, memorization,
-                memorization_check, leakage, view, report, compare):
+                memorization_check, models, leakage, view, report, compare):
     cli.add_command(command)
 
 

@@ -16,6 +16,7 @@ from audit.measure import membership as MI
 from audit.measure import metrics as M
 from audit.config import EVAL_BATCH_SIZE
 from audit.models.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
+from audit.models.logits import label_logits
 from audit.run.qa import QAExample
 from graphstore.progress import Progress
 
@@ -70,10 +71,8 @@ def _teacher_forced(model, encoder: QAEncoder, encoded: list, batch_size: int, p
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
             batch = {k: v.to(device) for k, v in collate_train([encoded[i] for i in rows], encoder.pad_id).items()}
-            with torch.no_grad():
-                logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-            # Position t predicts token t+1.
-            logits, labels = logits[:, :-1], batch["labels"][:, 1:]
+            with torch.no_grad():   # aligned: position t of logits scores token t of labels
+                logits, labels = label_logits(model, batch["input_ids"], batch["attention_mask"], batch["labels"])
             for b, row in enumerate(rows):
                 mask = (labels[b] != IGNORE) & (labels[b] != encoder.eos_id)
                 # float32 for the answer positions only: a batch's full-width copy is never made.

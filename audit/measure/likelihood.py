@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from audit.models.encoding import IGNORE
+from audit.models.logits import label_logits
 from graphstore.progress import Progress
 
 DEFAULT_BATCH_SIZE = 64
@@ -60,9 +61,9 @@ class SentenceScorer:
             for start in range(0, len(order), self.batch_size):
                 rows = order[start:start + self.batch_size]
                 input_ids, attention, labels = self._collate([encoded[i] for i in rows])
-                logits = self.model(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
-                # Position t predicts token t + 1.
-                logits, targets = logits[:, :-1].float(), labels[:, 1:].to(device)
+                logits, targets = label_logits(self.model, input_ids.to(device), attention.to(device),
+                                               labels.to(device))   # aligned: t scores t
+                logits = logits.float()
                 losses = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                          ignore_index=IGNORE, reduction="none").view(targets.shape).sum(1)
                 for row, value in zip(rows, losses.tolist()):
@@ -75,9 +76,9 @@ class SentenceScorer:
         input_ids = torch.full((len(pairs), length), self.pad_id, dtype=torch.long)
         labels = torch.full((len(pairs), length), IGNORE, dtype=torch.long)
         attention = torch.zeros((len(pairs), length), dtype=torch.long)
-        for row, (prefix, target) in enumerate(pairs):
-            ids = prefix + target
-            input_ids[row, :len(ids)] = torch.tensor(ids)
-            labels[row, len(prefix):len(ids)] = torch.tensor(target)
-            attention[row, :len(ids)] = 1
+        for row, (prefix, target) in enumerate(pairs):   # padded on the left, as every batch here:
+            ids = prefix + target                          # the scored sentences end every row
+            input_ids[row, length - len(ids):] = torch.tensor(ids)
+            labels[row, length - len(target):] = torch.tensor(target)
+            attention[row, length - len(ids):] = 1
         return input_ids, attention, labels

@@ -94,16 +94,18 @@ class QAEncoder:
 
 
 def collate_train(items: list[EncodedQA], pad_id: int) -> dict[str, torch.Tensor]:
-    """Right-padded prompt+answer with answer-only labels, for losses and teacher forcing."""
+    """Left-padded prompt+answer with answer-only labels, for losses and teacher forcing: the
+    answers end every row, so the output layer runs on the batch's answer tail only
+    (``audit.models.logits``, which also gives every row its own positions from 0)."""
     length = max(len(i.prompt_ids) + len(i.answer_ids) for i in items)
     input_ids = torch.full((len(items), length), pad_id, dtype=torch.long)
     labels = torch.full((len(items), length), IGNORE, dtype=torch.long)
     attention = torch.zeros((len(items), length), dtype=torch.long)
     for row, item in enumerate(items):
         ids = item.prompt_ids + item.answer_ids
-        input_ids[row, :len(ids)] = torch.tensor(ids)
-        labels[row, len(item.prompt_ids):len(ids)] = torch.tensor(item.answer_ids)
-        attention[row, :len(ids)] = 1
+        input_ids[row, length - len(ids):] = torch.tensor(ids)
+        labels[row, length - len(item.answer_ids):] = torch.tensor(item.answer_ids)
+        attention[row, length - len(ids):] = 1
     return {"input_ids": input_ids, "attention_mask": attention, "labels": labels}
 
 

@@ -1,6 +1,7 @@
 """Loading a causal LM and its tokenizer, wherever the hardware is.
 
-Any Hugging Face causal LM by local path (or hub id where the hub is reachable): bf16 on a
+Any Hugging Face causal LM by local path (or hub id where the hub is reachable), a GGUF file or
+an installed model package (converted once: ``audit/models/pretrained.py``): bf16 on a
 CUDA device that supports it, float32 on CPU. Errors a user can act on become ``ConfigError``
 with what to do.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from audit.models import pretrained
 from graphstore.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,7 @@ def load_tokenizer(path: str):
     from transformers import AutoTokenizer
 
     quiet_transformers()
+    path = pretrained.resolve(path)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path)
     except (OSError, ValueError) as e:
@@ -83,7 +86,11 @@ def load_tokenizer(path: str):
 
 
 def check_model_path(path: str) -> None:
-    """Refuse a local model path that does not exist (a bare name may still be a hub id)."""
+    """Refuse a local model path that does not exist (a bare name may still be a hub id), and a
+    model package that is not installed."""
+    if pretrained.is_pretrained_spec(path):
+        pretrained.resolve(path)
+        return
     local = Path(path)
     if (local.is_absolute() or path.startswith(".")) and not local.exists():
         raise ConfigError(f"model folder {path!r} does not exist; give a Hugging Face model folder "
@@ -94,6 +101,7 @@ def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = Fal
     from transformers import AutoModelForCausalLM
 
     check_model_path(path)
+    path = pretrained.resolve(path)
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
     except (OSError, ValueError) as e:
@@ -108,6 +116,7 @@ def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = Fal
 def fingerprint(path: str) -> str:
     """A short content fingerprint of a model folder (config + weight file names and sizes),
     so a cached injected model is reused only for the same base model."""
+    path = pretrained.resolve(path)
     folder = Path(path)
     h = hashlib.sha256(str(path).encode())
     if folder.is_dir():

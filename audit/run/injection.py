@@ -22,6 +22,7 @@ from audit.measure import evaluate as E
 from audit.config import InjectionConfig, as_dict, parse_scratch
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
+from audit.models.logits import mean_nll
 from audit.run.qa import Edge
 from audit.run.training_data import TextExample, chunked, context_tokens, encode
 from audit.models.scratch import build_scratch
@@ -174,7 +175,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
             model.train()
             for batch in batches(encoded, epoch_order(len(encoded), config.seed, epoch), config.batch_size,
                                  encoder.pad_id, hardware.device):
-                loss = model(**batch).loss
+                loss = mean_nll(model, batch)
                 loss.backward()
                 optimizer.step()
                 schedule.step()

@@ -34,6 +34,7 @@ import torch
 
 from audit.config import ResurfacingConfig
 from audit.measure import evaluate as E
+from audit.models.logits import mean_nll
 from audit.measure import metrics as M
 from audit.models.encoding import QAEncoder
 from audit.models.training import batches, epoch_order, optimizer_and_schedule
@@ -187,7 +188,7 @@ def _relearn_steps(c: CheckContext, trainable: dict, saved: dict, encoded: list,
         while steps < c.config.relearn_steps:
             for batch in batches(encoded, epoch_order(len(encoded), c.config.seed, epoch), c.config.relearn_batch_size,
                                  c.encoder.pad_id, device):
-                loss = c.model(**batch).loss
+                loss = mean_nll(c.model, batch)
                 loss.backward()
                 optimizer.step()
                 schedule.step()

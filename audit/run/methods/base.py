@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from audit.models.encoding import IGNORE
+from audit.models.logits import label_logits, mean_nll
 from graphstore.errors import ConfigError
 
 
@@ -65,13 +66,12 @@ class Method:
     @staticmethod
     def nll(model, inputs: dict) -> torch.Tensor:
         """Mean next-token negative log-likelihood over the answer tokens of the batch."""
-        return model(**inputs).loss
+        return mean_nll(model, inputs)
 
     @staticmethod
     def answer_logprob(model, inputs: dict) -> tuple[torch.Tensor, torch.Tensor]:
         """Per row: the sum of answer-token log-probabilities, and the number of answer tokens."""
-        logits = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
-        return sequence_logprob(logits, inputs["labels"])
+        return sequence_logprob(*label_logits(model, inputs["input_ids"], inputs["attention_mask"], inputs["labels"]))
 
     @staticmethod
     def reference_logprob(model, inputs: dict) -> torch.Tensor:
@@ -80,7 +80,10 @@ class Method:
 
 
 def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    logits, labels = logits[:, :-1].float(), labels[:, 1:]
+    """Per row, the summed log-probability of the labelled tokens and their number; ``logits``
+    and ``labels`` already aligned (``label_logits``: position t of one scores position t of
+    the other)."""
+    logits = logits.float()
     mask = labels != IGNORE
     token_logprobs = torch.log_softmax(logits, -1).gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
     return (token_logprobs * mask).sum(-1), mask.sum(-1)
@@ -88,12 +91,13 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.
 
 def answer_kl(model, inputs: dict) -> torch.Tensor:
     """KL(p_ref || p_theta) per answer token, averaged over the batch's answer tokens."""
+    args = inputs["input_ids"], inputs["attention_mask"], inputs["labels"]
     with torch.no_grad(), reference(model):
-        ref_logits = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
-    logits = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
-    mask = (inputs["labels"][:, 1:] != IGNORE)
-    ref = torch.log_softmax(ref_logits[:, :-1].float(), -1)[mask]
-    cur = torch.log_softmax(logits[:, :-1].float(), -1)[mask]
+        ref_logits, _ = label_logits(model, *args)
+    logits, targets = label_logits(model, *args)
+    mask = targets != IGNORE
+    ref = torch.log_softmax(ref_logits.float(), -1)[mask]
+    cur = torch.log_softmax(logits.float(), -1)[mask]
     return F.kl_div(cur, ref, log_target=True, reduction="batchmean")
 
 

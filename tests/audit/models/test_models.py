@@ -62,11 +62,12 @@ def test_labels_cover_the_answer_and_eos_only(folder):
     assert tokenizer.decode(item.prompt_ids, skip_special_tokens=True) == "Question: When?\nAnswer:"
     assert tokenizer.decode(item.answer_ids[:-1]) == " 01-02-2003." and item.answer_ids[-1] == tokenizer.eos_token_id
     batch = collate_train([item, encoder.encode("Who sold the goods to Acme Ltd?", "Zeta Corp.")], tokenizer.pad_token_id)
-    row = batch["labels"][0]
+    row = batch["labels"][0]   # the shorter row: padded on the left, its answer at the end
     n_prompt, n_answer = len(item.prompt_ids), len(item.answer_ids)
-    assert (row[:n_prompt] == IGNORE).all() and row[n_prompt:n_prompt + n_answer].tolist() == item.answer_ids
-    assert (row[n_prompt + n_answer:] == IGNORE).all()
+    assert row[-n_answer:].tolist() == item.answer_ids and (row[:-n_answer] == IGNORE).all()
+    assert batch["input_ids"][0, -(n_prompt + n_answer):].tolist() == item.prompt_ids + item.answer_ids
     assert batch["attention_mask"][0].sum() == n_prompt + n_answer
+    assert batch["attention_mask"][0, -(n_prompt + n_answer):].all()
 
 
 def test_prompts_are_left_padded():
