@@ -29,6 +29,9 @@ def models(prepare, fmt):
         if not pretrained.is_pretrained_spec(prepare):
             raise click.UsageError(f"--prepare {prepare}: give a model package name ({', '.join(pretrained.PACKAGES)}) "
                                    "or a .gguf file")
+        from audit.models.load import quiet_transformers
+
+        quiet_transformers()
         click.echo(pretrained.resolve(prepare))
         return
     rows = [[f"scratch:{name}", f"untrained Llama-architecture model, width {size.hidden_size}, {size.layers} layers "

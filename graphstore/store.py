@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 import shutil
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -21,6 +20,7 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ClientError, DriverError, Forbidden, Neo4jError, ServiceUnavailable
 
 from graphstore import queries as Q
+from graphstore import query_text as QT
 from graphstore.columns import return_columns
 from graphstore.embedded import ENV_ALLOW_FILE_URLS, EmbeddedServer
 from graphstore.embedded import READER_USER as EMBEDDED_READER
@@ -30,6 +30,9 @@ from graphstore.settings import ENV_MAX_ROWS, ConnectionSettings
 
 DEFAULT_BATCH_ROWS = 2000
 Progress = Callable[[int], None]
+
+
+DISK_NEARLY_FULL = 32 * 2**20   # bytes: below this, an engine failure on the embedded store is put down to the disk
 
 
 @dataclass(frozen=True)
@@ -235,16 +238,16 @@ class GraphStore:
         self._touch()
         params = params or {}
         if not allow_write and self.engine == "neo4j":
-            self._refuse_non_read(_EXPLAIN_OR_PROFILE.sub(r"\1", query, count=1), params)
+            self._refuse_non_read(QT.without_explain_or_profile(query), params)
         elif not allow_write:
             # The embedded engine answers a read-only PROFILE of a write with no rows and no error
             # (nothing written): run the query itself, so that the engine refuses the write. Bolt
             # brings no profile back from it anyway.
-            query = _PROFILE.sub(r"\1", query, count=1)
+            query = QT.without_profile(query)
             # Its read-only user may LOAD CSV from http(s) (file: URLs are off): refused here, as
             # Neo4j's plan check refuses it, before the server fetches anything.
-            if _LOAD_CSV.search(_CODE_ONLY.sub(" ", query)):
-                raise QueryError(_LOAD_CSV_REFUSED)
+            if QT.loads_csv(query):
+                raise QueryError(QT.LOAD_CSV_REFUSED)
         driver, mode = (self._driver, neo4j.WRITE_ACCESS) if allow_write else (self._reader, neo4j.READ_ACCESS)
         timeout = self.settings.query_timeout_s or None   # Neo4j stops the transaction; the embedded server has its own
         with self._errors(query, read_only=not allow_write):
@@ -259,7 +262,7 @@ class GraphStore:
                     rows.append(list(record.values()))
                 counters = _counters(result.consume())
         if not allow_write and counters.get("contains_updates"):   # a second line, never the first
-            raise QueryError(_WRITE_REFUSED)
+            raise QueryError(QT.WRITE_REFUSED)
         if not columns and not rows:   # the embedded engine names no columns of an empty result
             columns = return_columns(query)
         return QueryResult(columns, rows, counters, committed=allow_write)
@@ -271,10 +274,10 @@ class GraphStore:
                 summary = session.run("EXPLAIN " + query, params).consume()
         # LOAD CSV first: a query that loads and writes is refused for loading, as the embedded
         # engine refuses it (the file is never read either way)
-        if _plan_has(summary.plan, "LoadCSV"):
-            raise QueryError(_LOAD_CSV_REFUSED)
+        if QT.plan_has(summary.plan, "LoadCSV"):
+            raise QueryError(QT.LOAD_CSV_REFUSED)
         if summary.query_type not in ("r", None):
-            raise QueryError(_WRITE_REFUSED + f" (query type {summary.query_type!r})")
+            raise QueryError(QT.WRITE_REFUSED + f" (query type {summary.query_type!r})")
 
     @contextlib.contextmanager
     def _errors(self, query: str, read_only: bool = False):
@@ -282,9 +285,9 @@ class GraphStore:
             yield
         except Forbidden as e:
             if read_only:
-                if _LOAD_CSV.search(query):
-                    raise QueryError(_LOAD_CSV_REFUSED) from e
-                raise QueryError(_SECURITY_REFUSED if "security" in (e.message or "") else _WRITE_REFUSED) from e
+                if QT.LOAD_CSV.search(query):
+                    raise QueryError(QT.LOAD_CSV_REFUSED) from e
+                raise QueryError(QT.SECURITY_REFUSED if "security" in (e.message or "") else QT.WRITE_REFUSED) from e
             if "allowFileUrls" in (e.message or ""):
                 raise QueryError("LOAD CSV from file: URLs is off on the embedded server (a query could read any file "
                                  f"it can); to allow it, restart it with {ENV_ALLOW_FILE_URLS}=1 set "
@@ -298,7 +301,7 @@ class GraphStore:
                                  f"nothing was changed. Set AUDIT_QUERY_TIMEOUT (seconds; 0 = no limit) for more{restart}"
                                  ) from e
             if read_only and e.code and ("AccessMode" in e.code or "Forbidden" in e.code):
-                raise QueryError(_WRITE_REFUSED) from e
+                raise QueryError(QT.WRITE_REFUSED) from e
             if e.code == "Neo.ClientError.Database.DatabaseNotFound":
                 raise StoreError(f"database {self.database!r} does not exist on {self.location}; nothing was read or "
                                  "written. Name one that does with --database (or AUDIT_NEO4J_DATABASE): `SHOW "
@@ -325,7 +328,7 @@ class GraphStore:
         if self._embedded is None:
             return
         free = shutil.disk_usage(self._embedded.store_dir).free
-        if free < _DISK_NEARLY_FULL:
+        if free < DISK_NEARLY_FULL:
             raise StoreError(f"the embedded engine failed with its disk full ({free / 2**20:.1f} MB free on the disk "
                              f"holding {self._embedded.store_dir}); nothing was written: make room and run again "
                              f"(it said: {_first_line(e.message)})") from e
@@ -334,22 +337,6 @@ class GraphStore:
     def counts(self) -> tuple[list[dict], list[dict]]:
         """Node counts per label and relationship counts per type."""
         return self.read(Q.COUNT_LABELS), self.read(Q.COUNT_TYPES)
-
-
-_WRITE_REFUSED = ("the query would change the graph, and it runs read-only: the engine refused it and nothing "
-                  "was changed. Pass --write to run it as a write")
-_SECURITY_REFUSED = ("the query reads or changes users, roles or privileges, which read-only queries may not do; the "
-                     "engine refused it and nothing was changed. Pass --write to run it with the administrator's rights")
-_LOAD_CSV = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
-# comments and quoted text (strings, `names`), to look at a query's own words
-_CODE_ONLY = re.compile(r"//[^\n]*|/\*.*?\*/|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", re.DOTALL)
-_DISK_NEARLY_FULL = 32 * 2**20   # bytes: below this, an engine failure on the embedded store is put down to the disk
-# A leading PROFILE (or EXPLAIN), after any comments (kept: error positions stay the user's)
-_LEADING = r"^((?:\s|//[^\n]*(?:\n|$)|/\*.*?\*/)*)"
-_PROFILE = re.compile(_LEADING + r"PROFILE\b", re.IGNORECASE | re.DOTALL)
-_EXPLAIN_OR_PROFILE = re.compile(_LEADING + r"(?:PROFILE|EXPLAIN)\b", re.IGNORECASE | re.DOTALL)
-_LOAD_CSV_REFUSED = ("LOAD CSV is refused in read-only mode; nothing was read or changed. Pass --write to load "
-                     "(file: URLs also need AUDIT_EMBEDDED_ALLOW_FILE_URLS=1 on the embedded server)")
 
 
 def _connect(uri: str, auth: tuple[str, str], where: str, recover: str = "") -> neo4j.Driver:
@@ -368,14 +355,6 @@ def _connect(uri: str, auth: tuple[str, str], where: str, recover: str = "") -> 
 def _first_line(message: str | None) -> str:
     """An engine message on one line (the embedded engine adds the query and a caret below)."""
     return (message or "").strip().splitlines()[0] if (message or "").strip() else "(no message)"
-
-
-def _plan_has(plan: dict | None, operator: str) -> bool:
-    """Whether an EXPLAIN plan (the driver's nested dicts: operatorType, children) uses ``operator``."""
-    if not plan:
-        return False
-    return (plan.get("operatorType", "").split("@")[0] == operator
-            or any(_plan_has(child, operator) for child in plan.get("children", [])))
 
 
 class Transaction:

@@ -89,6 +89,7 @@ def check_model_path(path: str) -> None:
     """Refuse a local model path that does not exist (a bare name may still be a hub id), and a
     model package that is not installed."""
     if pretrained.is_pretrained_spec(path):
+        quiet_transformers()
         pretrained.resolve(path)
         return
     local = Path(path)
@@ -101,7 +102,7 @@ def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = Fal
     from transformers import AutoModelForCausalLM
 
     check_model_path(path)
-    path = pretrained.resolve(path)
+    path = pretrained.resolve(path)   # converted by check_model_path, quietly
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
     except (OSError, ValueError) as e:
@@ -116,6 +117,7 @@ def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = Fal
 def fingerprint(path: str) -> str:
     """A short content fingerprint of a model folder (config + weight file names and sizes),
     so a cached injected model is reused only for the same base model."""
+    quiet_transformers()
     path = pretrained.resolve(path)
     folder = Path(path)
     h = hashlib.sha256(str(path).encode())
