@@ -210,7 +210,8 @@ class ResurfacingConfig:
 # rates"): the rate that lowers the forget edges' ROUGE-1 by >= 0.3 while the retained edges keep
 # a mean >= 0.8 (DPO reaches no such rate; its default keeps retained edges >= 0.8). Measured on
 # scratch:tiny (width 96); small and base use the same rates (not yet measured).
-# Wider models (7B-class): 1e-4, the usual LoRA rate; not measured here (no weights).
+# Wider models (7B-class) and the pretrained model packages (`audit models`, whatever their
+# width): 1e-4, the usual LoRA rate; not yet swept here.
 SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "npo": 4e-4, "simnpo": 4e-4}
 PRETRAINED_UNLEARN_LR = 1e-4
 SMALL_MODEL_WIDTH = 1024
@@ -234,6 +235,10 @@ def model_width(model: str) -> int | None:
 
 def default_unlearn_lr(method: str, model: str) -> float:
     """The unlearning learning rate used when none is given, for ``method`` on ``model``."""
+    from audit.models import pretrained
+
+    if pretrained.is_pretrained_spec(model):   # narrow (Gemma 3 270M: width 640) but pretrained
+        return PRETRAINED_UNLEARN_LR
     width = model_width(model)
     if width is not None and width <= SMALL_MODEL_WIDTH:
         return SCRATCH_UNLEARN_LR[method]

@@ -25,7 +25,9 @@ TABLE = FactResult.check(["subject_name", "property", "property_label", "values"
               help="A subject to measure (Q-id, entity key or exact name); repeatable. Default: every subject.")
 @click.option("--property", "properties", multiple=True, metavar="PID",
               help="Only these properties (P106, P19, ...); repeatable. Default: every property of the subject.")
-@click.option("--model", required=True, metavar="PATH|ID", help="A trained Hugging Face causal LM folder or hub id.")
+@click.option("--model", required=True, metavar="PATH|ID",
+              help="A trained Hugging Face causal LM folder or hub id, a .gguf file, or a model package such as "
+                   "gemma3-270m (audit models).")
 @click.option("--run-id", default=None, metavar="ID", help="Name of the run (default <graph>-memorization-<UTC time>).")
 @click.option("--counterfactuals", type=int, default=_config.counterfactuals, show_default=True,
               help="Counterfactual values per fact, drawn (seeded) from other subjects' values of the property.")

@@ -43,8 +43,9 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 @click.option("--method-option", "method_options", multiple=True, metavar="NAME=VALUE",
               help="A setting of the method's config, e.g. beta=0.2 or retain_weight=1. Repeatable.")
 @click.option("--model", default="scratch:tiny", show_default=True, metavar="PATH|ID|scratch[:SIZE]",
-              help="A Hugging Face causal LM folder or hub id, or scratch[:tiny|small|base] for a model "
-                   "built here with a tokenizer trained on the graph's QA text.")
+              help="A Hugging Face causal LM folder or hub id, a .gguf file, a model package such as "
+                   "gemma3-270m (audit models), or scratch[:tiny|small|base] for a model built here with a "
+                   "tokenizer trained on the graph's QA text.")
 @click.option("--per-edge", is_flag=True, help="Unlearn each selected edge on its own (PISTOL protocol), "
                                                "from the same injected model.")
 @click.option("--retain", "retain_scope", default="all", show_default=True, metavar="all|neighbours|sample:N",
@@ -61,7 +62,7 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
               help="Unlearning learning rate (AdamW, LoRA adapters). Default: per method for models of width "
                    f"<= {SMALL_MODEL_WIDTH} such as the scratch ones "
                    f"({', '.join(f'{m} {v:g}' for m, v in SCRATCH_UNLEARN_LR.items())}), "
-                   f"{PRETRAINED_UNLEARN_LR:g} for wider ones (docs/runs.md).")
+                   f"{PRETRAINED_UNLEARN_LR:g} for wider ones and for model packages (docs/runs.md).")
 @click.option("--batch-size", type=int, default=_unlearn.batch_size, show_default=True, help="Forget QA pairs per step.")
 @click.option("--grad-accum", type=int, default=_unlearn.grad_accum, show_default=True,
               help="Steps per update; effective batch = batch size x this.")

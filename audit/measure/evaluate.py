@@ -2,8 +2,10 @@
 
 Generation: prompts left-padded (every row ends where its prompt ends), greedy, one fixed
 ``max_new_tokens`` for the whole set so a QA pair's answer never depends on which batch it
-fell in, stopping at end of sequence. Scoring: prompt+answer right-padded, one forward pass
-per batch, measures over the answer tokens (the end-of-sequence token excluded).
+fell in, stopping at end of sequence; the answer is the first line (a pretrained base model
+writes on past its answer). Scoring: prompt+answer left-padded, one forward pass per batch,
+the output layer on the answer tail only (``audit.models.logits``), measures over the answer
+tokens (the end-of-sequence token excluded).
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def generate_answers(model, encoder: QAEncoder, prompts: list[list[int]], max_ne
             for row, tokens in zip(rows, new_tokens):
                 if encoder.eos_id in tokens:
                     tokens = tokens[:tokens.index(encoder.eos_id)]
-                answers[row] = tokenizer.decode(tokens, skip_special_tokens=True).strip()
+                # an answer is one line: a pretrained base model goes on past it ("Ulm.\nQuestion: ...")
+                answers[row] = tokenizer.decode(tokens, skip_special_tokens=True).strip().split("\n", 1)[0].strip()
             bar.update(len(rows))
     return answers
 

@@ -92,3 +92,20 @@ def test_a_tiny_memorization_measure_on_gemma(store, store_args, engine, tmp_pat
                       "r.memorized AS memorized, r.top_value AS top")
     assert len(rows) == 1 and rows[0]["p"] == "P19", rows
     assert rows[0]["memorized"] is True and rows[0]["top"] == "Ulm", rows
+
+
+def test_a_base_models_answer_is_its_first_line(gemma):
+    """A base model writes on past its answer (another "Question:", a list); the answer kept is
+    the first line of what it generated, measured as such."""
+    from audit.measure.evaluate import generate_answers
+    from audit.models.encoding import QAEncoder
+
+    model, tokenizer = gemma
+    encoder = QAEncoder(tokenizer)
+    prompts = [encoder.prompt_ids(q) for q in ("What is the capital of France?", "Who wrote Hamlet?")]
+    answers = generate_answers(model, encoder, prompts, max_new_tokens=24, batch_size=2)
+    raw = tokenizer.decode(model.generate(torch.tensor([prompts[0]]), max_new_tokens=24, do_sample=False)[0][len(prompts[0]):],
+                           skip_special_tokens=True).strip()
+    assert answers[0] == raw.split("\n", 1)[0].strip() and answers[0], (answers, raw)
+    assert all(a and "\n" not in a and "Question" not in a for a in answers), answers
+    assert "Paris" in answers[0], answers
