@@ -168,7 +168,11 @@ def _converted(gguf: Path, sha256: str, report) -> Path:
         start = time.monotonic()
         staging = folder.with_name(folder.name + ".partial")
         shutil.rmtree(staging, ignore_errors=True)
-        _convert(gguf, staging)
+        try:
+            _convert(gguf, staging)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)   # a failed or interrupted conversion leaves nothing
+            raise
         (staging / "converted.json").write_text(json.dumps({
             "version": CONVERSION_VERSION, "source": str(gguf), "sha256": sha256,
             "seconds": round(time.monotonic() - start, 1)}, indent=1), encoding="utf-8")

