@@ -13,6 +13,7 @@ strength z̄*, and H_{M=0}, the subjects with no memorized property. Reads a fin
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import statistics
 from collections import defaultdict
@@ -30,6 +31,26 @@ def tiers(readme: Path = README) -> dict[str, str]:
     for tier in ("A", "B"):
         block = text.split(f"Tier {tier} (")[1].split("\n\n")[0]
         out.update({qid: tier for qid in re.findall(r"\bQ\d+\b", block)})
+    return out
+
+
+def _gap_interval(a: list[dict], b: list[dict], draws: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap of M̄(A) - M̄(B), resampling people (a person's facts stay together)."""
+    rng = random.Random(seed)
+    people_a, people_b = _by_person(a), _by_person(b)
+    gaps = []
+    for _ in range(draws):
+        pick_a = [r for q in rng.choices(list(people_a), k=len(people_a)) for r in people_a[q]]
+        pick_b = [r for q in rng.choices(list(people_b), k=len(people_b)) for r in people_b[q]]
+        gaps.append(statistics.mean(r["rate"] for r in pick_a) - statistics.mean(r["rate"] for r in pick_b))
+    gaps.sort()
+    return gaps[int(0.025 * draws)], gaps[int(0.975 * draws) - 1]
+
+
+def _by_person(rows: list[dict]) -> dict[str, list[dict]]:
+    out = defaultdict(list)
+    for r in rows:
+        out[r["q"]].append(r)
     return out
 
 
@@ -51,13 +72,16 @@ def main() -> None:
     cfs = sorted({r["cf"] for r in rows})
     print(f"run {args.run}: {len(rows)} measured facts of {len(by_person)} people; counterfactuals per fact {cfs}, "
           f"templates {sorted({r['templates'] for r in rows})} (chance of rank 1: about 1 in {cfs[-1] + 1})")
-    print("\ncohort  people  facts  M̄ (%)  z̄*    H_M=0")
+    print("\ncohort  people  facts  M̄ (%)  chance (%)  z̄*    H_M=0")
     for tier in sorted(by_tier):
         facts = by_tier[tier]
         people = {r["q"] for r in facts}
         zero = sum(1 for q in people if not any(r["m"] for r in facts if r["q"] == q))
+        chance = statistics.mean(1 / (r["cf"] + 1) for r in facts)   # a random ranking's rank-1 rate
         print(f"{tier:6s}  {len(people):6d}  {len(facts):5d}  {100 * statistics.mean(r['rate'] for r in facts):5.1f}  "
-              f"{statistics.mean(r['z'] for r in facts):5.2f}  {zero}/{len(people)}")
+              f"{100 * chance:10.1f}  {statistics.mean(r['z'] for r in facts):5.2f}  {zero}/{len(people)}")
+    low, high = _gap_interval(by_tier.get("A", []), by_tier.get("B", []))
+    print(f"M̄(A) - M̄(B): 95 % bootstrap interval over people [{100 * low:.1f}, {100 * high:.1f}] points")
     print("\nproperty                                      facts  A: M̄ (%)  B: M̄ (%)")
     for (pid, label), facts in sorted(by_prop.items()):
         rate = {t: [r["rate"] for r in facts if cohort.get(r["q"]) == t] for t in "AB"}
