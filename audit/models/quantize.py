@@ -61,9 +61,12 @@ class QuantizationReport:
     layers: int                 # linear layers rounded
     parameters: int             # weights rounded (biases, embeddings and lm_head excluded)
     relative_error: float       # mean |w' - w| / mean |w| over those weights (w: merged weight)
-    # Of the rounded weights of layers with a LoRA delta, the share that round to the same value as
-    # the injected (pre-unlearning) weight: where rounding erases what unlearning changed, the
-    # mechanism Zhang et al. describe. None without adapters.
+    # Of the rounded weights of layers with a LoRA delta, the share that round to the same level
+    # (int8 integer, NF4 level index) as the injected (pre-unlearning) weight: where rounding erases
+    # what unlearning changed, the mechanism Zhang et al. describe. Levels, not dequantized values:
+    # a row's (block's) scale moves with any change to its largest weight, so the dequantized
+    # values of a whole row differ even where no weight crossed a rounding boundary. None without
+    # adapters.
     same_as_injected: float | None = None
 
 
@@ -73,11 +76,16 @@ def round_int8(weight: torch.Tensor) -> torch.Tensor:
     Rows of zeros stay zero. The order of the float operations is bitsandbytes' own
     (``int8_vectorwise_quant``): w * (127 / absmax), then q * absmax / 127.
     """
+    q, scale = int8_codes(weight)
+    return q * scale / 127.0
+
+
+def int8_codes(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The integer levels ``q`` (|q| <= 127) of ``round_int8``, and each row's absmax scale."""
     w = weight.float()
     absmax = w.abs().amax(dim=-1, keepdim=True)
     scale = torch.where(absmax > 0, absmax, torch.ones_like(absmax))
-    q = torch.round(w * (127.0 / scale))            # LLM.int8() vector-wise: |q| <= 127
-    return q * scale / 127.0
+    return torch.round(w * (127.0 / scale)), scale   # LLM.int8() vector-wise
 
 
 def round_nf4(weight: torch.Tensor, group_size: int = 64) -> torch.Tensor:
@@ -87,6 +95,15 @@ def round_nf4(weight: torch.Tensor, group_size: int = 64) -> torch.Tensor:
     Each value becomes level × absmax of its block, the level being the nearest NF4 level to
     value / absmax (the lower one on a tie, as bitsandbytes' torch backend). All-zero blocks stay zero.
     """
+    index, scale = nf4_codes(weight, group_size)
+    levels = torch.tensor(NF4_LEVELS, dtype=torch.float32, device=index.device)
+    n = weight.numel()
+    return (levels[index].view(-1, group_size) * scale).view(-1)[:n].view(weight.shape)
+
+
+def nf4_codes(weight: torch.Tensor, group_size: int = 64) -> tuple[torch.Tensor, torch.Tensor]:
+    """The NF4 level indices (0-15) of ``round_nf4``, flattened and padded to whole blocks, and
+    each block's absmax scale."""
     flat = weight.float().reshape(-1)
     n = flat.numel()
     blocks = torch.nn.functional.pad(flat, (0, -n % group_size)).view(-1, group_size)
@@ -94,11 +111,11 @@ def round_nf4(weight: torch.Tensor, group_size: int = 64) -> torch.Tensor:
     scale = torch.where(absmax > 0, absmax, torch.ones_like(absmax))
     normalised = (blocks * (1.0 / scale)).clamp(-1.0, 1.0).view(-1)
     levels = torch.tensor(NF4_LEVELS, dtype=torch.float32, device=flat.device)
-    nearest = torch.empty_like(normalised)
+    index = torch.empty(normalised.shape, dtype=torch.long, device=flat.device)
     for start in range(0, normalised.numel(), _CHUNK):
         part = normalised[start:start + _CHUNK]
-        nearest[start:start + _CHUNK] = levels[(part.unsqueeze(1) - levels).abs().argmin(dim=1)]
-    return (nearest.view(-1, group_size) * scale).view(-1)[:n].view(weight.shape)
+        index[start:start + _CHUNK] = (part.unsqueeze(1) - levels).abs().argmin(dim=1)
+    return index, scale
 
 
 def round_bitsandbytes(weight: torch.Tensor, scheme: str, group_size: int = 64) -> torch.Tensor:
@@ -173,7 +190,7 @@ def quantized(model, scheme: str, *, group_size: int = 64, backend: str = "auto"
 
                     new = rounding(merged)
                     if injected is not None:
-                        same += int((new == rounding(injected)).sum())
+                        same += _same_codes(merged, injected, scheme, group_size, isinstance(module, Conv1D))
                         compared += new.numel()
                         del injected
                     count, parameters = count + 1, parameters + new.numel()
@@ -191,6 +208,16 @@ def quantized(model, scheme: str, *, group_size: int = 64, backend: str = "auto"
                 weight.copy_(original)
         for name, p in model.named_parameters():          # peft's enable_adapter_layers sets requires_grad
             p.requires_grad_(requires_grad[name])
+
+
+def _same_codes(merged: torch.Tensor, injected: torch.Tensor, scheme: str, group_size: int, conv1d: bool) -> int:
+    """How many weights of ``merged`` round to the same level as in ``injected``."""
+    if conv1d:
+        merged, injected = merged.t(), injected.t()
+    if scheme == "int8":
+        return int((int8_codes(merged)[0] == int8_codes(injected)[0]).sum())
+    n = merged.numel()   # the padding of the last block is not a weight
+    return int((nf4_codes(merged, group_size)[0][:n] == nf4_codes(injected, group_size)[0][:n]).sum())
 
 
 def _check(scheme: str, group_size: int, backend: str) -> None:
