@@ -66,6 +66,11 @@ def cache_root() -> Path:
     return Path(base) / "kg-unlearning-audit" / "models"
 
 
+def converted_folder(sha256: str) -> Path:
+    """Where the model file with this SHA-256 is (or will be) converted."""
+    return cache_root() / f"hf-{sha256[:16]}"
+
+
 def is_pretrained_spec(spec: str) -> bool:
     """Whether ``spec`` names a model package or a GGUF file (converted before loading)."""
     return spec in PACKAGES or spec.lower().endswith(".gguf")
@@ -122,7 +127,7 @@ def _package_folder(package: ModelPackage, report) -> Path:
                           f"{package.licence})")
     module = importlib.import_module(package.module)
     sha = module.EXPECTED_SHA256
-    folder = cache_root() / f"hf-{sha[:16]}"
+    folder = converted_folder(sha)
     if _complete(folder):
         return folder
     gguf = cache_root() / "gguf" / f"{package.name}.gguf"
@@ -157,7 +162,7 @@ def _locked(lock_path: Path):
 
 
 def _converted(gguf: Path, sha256: str, report) -> Path:
-    folder = cache_root() / f"hf-{sha256[:16]}"
+    folder = converted_folder(sha256)
     if _complete(folder):
         return folder
     with _locked(folder.with_name(folder.name + ".lock")):
@@ -213,7 +218,7 @@ def listing() -> list[dict]:
         folder = None
         if version is not None:
             sha = importlib.import_module(package.module).EXPECTED_SHA256
-            folder = cache_root() / f"hf-{sha[:16]}"
+            folder = converted_folder(sha)
         rows.append({"model": package.name, "what": package.description,
                      "installed": version or f"no: pip install {package.distribution}",
                      "converted": str(folder) if folder is not None and _complete(folder) else "",

@@ -45,7 +45,8 @@ def _birthplaces() -> dict[str, str]:
 
 def test_the_package_is_converted_once_into_a_folder_named_by_its_hash(gemma):
     sha = importlib.import_module(PACKAGE.module).EXPECTED_SHA256
-    folder = pretrained.cache_root() / f"hf-{sha[:16]}"
+    folder = pretrained.converted_folder(sha)
+    assert folder.name == f"hf-{sha[:16]}"
     assert pretrained.resolve("gemma3-270m") == str(folder)
     record = json.loads((folder / "converted.json").read_text(encoding="utf-8"))
     assert record["sha256"] == sha and record["version"] == pretrained.CONVERSION_VERSION
