@@ -45,6 +45,7 @@ class PistolSource:
     """PISTOL QA datasets (``[{question, answer, edge}, ...]``): every file becomes one graph."""
     paths: tuple[Path, ...]
     split: str = "retain"            # the forget/retain split recorded on every edge
+    variant: PistolVariant | None = None   # part of the file, entities renamed (PISTOL's Sec. 6)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def _pistol_records(source: PistolSource, graph: str | None) -> list[BuiltGraph]
         raise ConfigError("a graph name names one graph; give one PISTOL file with it")
     # Every file is validated before anything is written: a bad second file must not leave the
     # first one loaded.
-    records = [load_pistol(path, graph=graph, split=source.split) for path in source.paths]
+    records = [load_pistol(path, graph=graph, split=source.split, variant=source.variant) for path in source.paths]
     names = [r.name for r in records]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:

@@ -9,6 +9,7 @@ import click
 
 from audit.build import PistolSource, TextSource, WikidataSource, prepare, text_options, write
 from cli.common import connection_options
+from extract.pistol.load import pistol_variant
 from extract.text.corpus import FORMATS
 from extract.text.graph import EXTRACTORS
 from graphstore import GraphStore
@@ -85,11 +86,19 @@ WIKIDATA_OPTIONS = _options([
               help="PISTOL: the forget/retain split recorded on every edge of these files.")
 @click.option("--replace", is_flag=True,
               help="Replace a graph of the same name that holds different content.")
+@click.option("--keep-entities", default=None, metavar="LABELS",
+              help="PISTOL: keep only the contracts between these entity labels (comma-separated, "
+                   "e.g. 20,21,22,23,24).")
+@click.option("--rename", "renames", multiple=True, metavar="LABEL=NAME",
+              help="PISTOL: every question and answer calls this entity NAME (PISTOL's Sec. 6: a famous "
+                   "name in a synthetic graph); repeatable.")
+@click.option("--rename-address", "addresses", multiple=True, metavar="LABEL=ADDRESS",
+              help="PISTOL: with --rename, the entity's new address; repeatable.")
 @TEXT_OPTIONS
 @WIKIDATA_OPTIONS
 @connection_options
-def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, split, replace, settings,
-          labels_files, instance_of, language, skip_bad_records, properties_file, questions_llm, llm_model, **text):
+def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, split, replace, keep_entities,
+          renames, addresses, settings, labels_files, instance_of, language, skip_bad_records, properties_file, questions_llm, llm_model, **text):
     """Load datasets into the graph, then recompute degrees, components and densities.
 
     PISTOL files: every file becomes one graph. Text corpora (--forget/--retain): all of
@@ -104,6 +113,8 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
       audit build --pistol ../shared/data/pistol/sample_data_1.json
       audit build --pistol a.json --pistol b.json
       audit build --pistol new.json --graph contracts --replace
+      audit build --pistol sample_data_2.json --graph famous --keep-entities 20,21,22,23,24 \\
+          --rename "20=Goldman Sachs" --rename-address "20=200 West Street"
       audit build --forget person.txt --retain news.jsonl --graph person
       audit build --wikidata people.json.gz --labels value_labels.tsv --graph people
     """
@@ -111,6 +122,8 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
         raise click.BadParameter("--graph must name a graph (it was empty); leave it out to use the file name")
     if sum(map(bool, (pistol_files, forget_files or retain_files, wikidata_file))) > 1:
         raise click.UsageError("build PISTOL files, text corpora and Wikidata files in separate commands")
+    if (keep_entities or renames or addresses) and not pistol_files:
+        raise click.UsageError("--keep-entities, --rename and --rename-address change a PISTOL file; give --pistol FILE")
     if wikidata_file:
         source = WikidataSource(wikidata_file, tuple(labels_files),
                                 () if instance_of == ("any",) else (tuple(instance_of) or ("Q5",)),
@@ -125,7 +138,7 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
     else:
         if graph_name and len(pistol_files) > 1:
             raise click.UsageError("--graph names one graph; give one --pistol FILE with it")
-        source = PistolSource(tuple(pistol_files), split)
+        source = PistolSource(tuple(pistol_files), split, _variant(keep_entities, renames, addresses))
     # Everything is read, extracted and checked before the database is opened.
     prepared = prepare(source, graph_name, notes=lambda line: click.echo(line, err=True))
     with GraphStore.open(settings) as store:
@@ -150,3 +163,20 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
         else:
             click.echo(f"{s.graph}: {s.status} - {s.entities} entities, {s.facts} edges, {s.qas} QA pairs, "
                        f"{s.components} components ({location})")
+
+
+def _variant(keep_entities: str | None, renames: tuple[str, ...], addresses: tuple[str, ...]):
+    """The PISTOL variant of --keep-entities, --rename and --rename-address (None: the file as it is)."""
+    def pairs(values, option):
+        out = {}
+        for value in values:
+            label, sep, new = value.partition("=")
+            if not sep or not label.strip() or not new.strip():
+                raise click.BadParameter(f"expected LABEL=VALUE, got {value!r}", param_hint=option)
+            out[label.strip()] = new.strip()
+        return out
+    entities = [e.strip() for e in keep_entities.split(",") if e.strip()] if keep_entities else []
+    try:
+        return pistol_variant(entities, pairs(renames, "--rename"), pairs(addresses, "--rename-address"))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--rename-address") from e

@@ -105,7 +105,7 @@ def _ensure_graphs(store: GraphStore, spec: ExperimentSpec, report) -> None:
                           f"its file in the experiment ([[graphs]] pistol = ..., or forget = [...])")
     for g in spec.graphs:
         if g.source_files:
-            source = PistolSource((g.pistol,), g.split) if g.pistol is not None else TextSource(g.forget, g.retain)
+            source = PistolSource((g.pistol,), g.split, g.variant) if g.pistol is not None else TextSource(g.forget, g.retain)
             built = build_graph(store, source, g.name)
             if built[0].summary.status != "unchanged":
                 report(f"graph {g.name}: {built[0].summary.status} from "

@@ -49,13 +49,14 @@ from audit.experiment.run_table import (INJECT_KEYS, PATH_OPTIONS, RUN_OPTIONS, 
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
+from extract.pistol.load import PistolVariant, pistol_variant
 from graphstore.errors import ConfigError, InputDataError, KeyValidationError
 from graphstore.records import validate_graph_name
 
 SUFFIXES = (".toml", ".yaml", ".yml")
 TOP_KEYS = ("name", "description", "graphs", "grid", "method_options", "run", "lr_protocol")
 GRID_KEYS = ("selectors", "methods", "seeds", "models", "per_edge", "lrs")
-GRAPH_KEYS = ("name", "pistol", "split", "forget", "retain")
+GRAPH_KEYS = ("name", "pistol", "split", "forget", "retain", "keep_entities", "rename")
 PROTOCOL_KEYS = ("grid", "methods", "selector", "seed", "retain_threshold")
 
 # A grid is the product of its lists: a bound on what is expanded, printed and stored. Each cell
@@ -70,6 +71,7 @@ class GraphSpec:
     split: str = "retain"
     forget: tuple[Path, ...] = ()  # or from these text corpora (audit build --forget ... --retain ...)
     retain: tuple[Path, ...] = ()
+    variant: PistolVariant | None = None   # PISTOL: part of the file, entities renamed
 
     @property
     def source_files(self) -> bool:
@@ -276,10 +278,37 @@ def _graphs(c: _Checker, value, base: Path) -> tuple[GraphSpec, ...]:
             c.fail(f"{key}.retain", "a text graph needs forget corpora too")
         if pistol is not None and corpora["forget"]:
             c.fail(key, "give either a PISTOL file or text corpora, not both")
-        out.append(GraphSpec(name, pistol, split, corpora["forget"], corpora["retain"]))
+        variant = _variant(c, item, key)
+        if variant is not None and pistol is None:
+            c.fail(key, "keep_entities and rename change a PISTOL file; give pistol = ...")
+        out.append(GraphSpec(name, pistol, split, corpora["forget"], corpora["retain"], variant))
     if len({g.name for g in out}) != len(out):
         c.fail("graphs", "a graph is listed twice")
     return tuple(out)
+
+
+def _variant(c: _Checker, item: dict, key: str) -> PistolVariant | None:
+    """keep_entities = ["20", ...] and rename = {"20" = "Goldman Sachs"} or
+    {"20" = {name = "Goldman Sachs", address = "200 West Street"}}."""
+    entities = item.get("keep_entities", [])
+    if not isinstance(entities, list) or not all(isinstance(e, (str, int)) for e in entities):
+        c.fail(f"{key}.keep_entities", "expected a list of entity labels")
+    rename = item.get("rename", {})
+    if not isinstance(rename, dict):
+        c.fail(f"{key}.rename", "expected a table: label = new name, or label = {name, address}")
+    names, addresses = {}, {}
+    for label, new in rename.items():
+        if isinstance(new, dict):
+            c.table(new, f"{key}.rename.{label}", ("name", "address"))
+            new, address = new.get("name"), new.get("address")
+            if address is not None:
+                if not isinstance(address, str) or not address.strip():
+                    c.fail(f"{key}.rename.{label}.address", "expected a non-empty string")
+                addresses[label] = address
+        if not isinstance(new, str) or not new.strip():
+            c.fail(f"{key}.rename.{label}", "expected a new name (a non-empty string)")
+        names[label] = new
+    return pistol_variant(entities, names, addresses)   # every address has its name here
 
 
 def _method_options(c: _Checker, value, methods: list[str]) -> dict[str, tuple[dict, ...]]:

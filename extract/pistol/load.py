@@ -20,6 +20,8 @@ naming the file and the record (its 0-based index in the JSON list).
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,45 @@ from graphstore.records import EntityRecord, FactRecord, GraphRecord, entity_key
 
 from extract.jsonfile import read_json
 from extract.pistol.templates import ContractType, TemplateSet, load_templates
+
+
+@dataclass(frozen=True)
+class Rename:
+    """One entity given another name (and address): PISTOL's pre-training tweak."""
+    label: str
+    name: str
+    address: str | None = None     # None keeps the entity's address
+
+
+@dataclass(frozen=True)
+class PistolVariant:
+    """A dataset as PISTOL's Sec. 6 tweaks it (Qiu, Shen et al., 000 in ../shared/seeds): part of
+    the graph kept and some entities renamed, e.g. a company of the dense sub-graph called
+    'Goldman Sachs' so that a pretrained model brings what it knows of the name.
+
+    ``entities``: the endpoint labels kept; an edge stays when both ends are kept (() keeps all).
+    ``rename``: every question and answer naming the entity (or its address) says the new one.
+    """
+    entities: tuple[str, ...] = ()
+    rename: tuple[Rename, ...] = ()
+
+    def describe(self) -> str:
+        """A stable text of the variant: part of the graph's content digest and its record."""
+        return json.dumps({"entities": list(self.entities),
+                           "rename": [[r.label, r.name, r.address] for r in self.rename]}, sort_keys=True)
+
+
+def pistol_variant(entities=(), names: dict | None = None, addresses: dict | None = None) -> PistolVariant | None:
+    """The variant these options ask for (None: the file as it is). ``names`` and ``addresses``
+    map entity labels to new names and addresses; an address needs a new name for its entity."""
+    names, addresses = names or {}, addresses or {}
+    unnamed = sorted(set(addresses) - set(names))
+    if unnamed:
+        raise ValueError(f"entity {unnamed[0]!r} gets a new address but no new name; rename it too")
+    if not entities and not names:
+        return None
+    return PistolVariant(tuple(str(e) for e in entities),
+                         tuple(Rename(str(k), v, addresses.get(k)) for k, v in sorted(names.items())))
 
 
 @dataclass
@@ -54,13 +95,14 @@ def read_json_records(path: Path) -> list:
 
 
 def load_pistol(path: str | Path, graph: str | None = None, split: str = "retain",
-                templates: TemplateSet | None = None) -> GraphRecord:
+                templates: TemplateSet | None = None, variant: PistolVariant | None = None) -> GraphRecord:
     """Read and validate a PISTOL dataset; return its graph (entities, facts, QA pairs).
 
     Args:
         path: the JSON file.
         graph: graph name; default the file name without extension.
         split: ``retain`` or ``forget`` for every edge of this file.
+        variant: part of the file, entities renamed (``PistolVariant``); the file is not changed.
 
     Raises:
         InputDataError: the file is unreadable, not UTF-8, not JSON, empty, a record lacks a
@@ -75,10 +117,13 @@ def load_pistol(path: str | Path, graph: str | None = None, split: str = "retain
     except Exception as e:
         raise InputDataError(path, f"{e}; pass --graph NAME") from e
 
-    edges = _group_edges(path, records)
-    for edge in edges.values():
-        _parse_contract(path, edge, records, templates)
-    names, addresses = _assign_names(path, edges)
+    if variant is not None:
+        records = _apply_variant(path, records, variant, templates)
+    edges, names, addresses = _parse_graph(path, records, templates)
+    for change in variant.rename if variant is not None else ():
+        if names[change.label] != change.name or (change.address and addresses.get(change.label) != change.address):
+            raise InputDataError(path, f"entity {change.label!r} could not be renamed to {change.name!r}: "
+                                       f"its questions name it {names[change.label]!r} after the change")
     kinds = _entity_kinds(path, edges, names)
 
     entities = tuple(
@@ -104,10 +149,50 @@ def load_pistol(path: str | Path, graph: str | None = None, split: str = "retain
         ))
     return GraphRecord(
         name=name, source="pistol", path=str(path.resolve()),
-        sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        sha256=hashlib.sha256(path.read_bytes() + (variant.describe().encode() if variant else b"")).hexdigest(),
         entities=entities, facts=tuple(facts),
-        properties={"templates": templates.version},
+        properties={"templates": templates.version} | ({"variant": variant.describe()} if variant else {}),
     )
+
+
+def _parse_graph(path: Path, records: list, templates: TemplateSet) -> tuple:
+    """The records' edges with their contracts, every label's name and address."""
+    edges = _group_edges(path, records)
+    for edge in edges.values():
+        _parse_contract(path, edge, records, templates)
+    names, addresses = _assign_names(path, edges)
+    return edges, names, addresses
+
+
+def _apply_variant(path: Path, records: list, variant: PistolVariant, templates: TemplateSet) -> list:
+    """The records of ``variant``: the kept edges' records, renamed entities' names and addresses
+    replaced wherever a question or an answer says them (as whole words)."""
+    edges, names, addresses = _parse_graph(path, records, templates)
+    for label in list(variant.entities) + [r.label for r in variant.rename]:
+        if label not in names:
+            raise InputDataError(path, f"no entity {label!r} in the file (its labels: "
+                                       f"{', '.join(sorted(names)[:12])}{', ...' if len(names) > 12 else ''})")
+    kept = set(variant.entities or names)
+    records = [records[i] for i in sorted(i for edge in edges.values() if set(edge.ends) <= kept for i in edge.records)]
+    if not records:
+        raise InputDataError(path, f"no edge joins two of the kept entities {', '.join(variant.entities)}")
+    replacements = []
+    for change in variant.rename:
+        taken = {n for label, n in names.items() if label != change.label}
+        if change.name in taken or not change.name.strip():
+            raise InputDataError(path, f"entity {change.label!r} cannot be renamed to {change.name!r}: "
+                                       f"{'empty' if not change.name.strip() else 'another entity has that name'}")
+        replacements.append((names[change.label], change.name))
+        if change.address and change.label in addresses:
+            replacements.append((addresses[change.label], change.address))
+    return [{**r, "question": _replaced(r["question"], replacements), "answer": _replaced(r["answer"], replacements)}
+            for r in records]
+
+
+def _replaced(text: str, replacements: list) -> str:
+    for old, new in replacements:
+        text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", lambda _: new, text)
+    return text
 
 
 def _group_edges(path: Path, records: list) -> "OrderedDict[str, _Edge]":

@@ -101,6 +101,12 @@ def pistol_cases() -> list[Case]:
         Case("two-files-one-graph", ["build", "--pistol", "{f}", "--pistol", "{dir}/same/{name}"], j(good),
              "both become graph", name_file=False, extra={"same/{name}": j(good)}),
         Case("split-bad", ["build", "--pistol", "{f}", "--split", "both"], j(good), "--split", name_file=False),
+        Case("keep-unknown-entity", build + ["--keep-entities", "A,Z9"], j(good), "no entity 'Z9'"),
+        Case("keep-no-contract", build + ["--keep-entities", "B,C"], j(good), "no edge joins"),
+        Case("rename-to-a-taken-name", build + ["--rename", "A=Wnzatj SAS"], j(good), "another entity has that name"),
+        Case("rename-not-a-pair", build + ["--rename", "A"], j(good), "LABEL=VALUE", name_file=False),
+        Case("address-without-name", build + ["--rename-address", "A=1 Main Street"], j(good), "no new name",
+             name_file=False),
     ]
     return [Case(f"pistol-{c.id}", c.args, c.content, c.needle, c.name_file, c.exit_codes, c.extra) for c in cases]
 

@@ -63,6 +63,22 @@ def test_build_then_edges_shows_every_edge_with_its_structure(run):
     assert "sample_data_2/0_1" in table and "(75 rows)" in table
 
 
+def test_build_a_pistol_variant_with_a_famous_name(run):
+    path = pistol_file("sample_data_2.json")
+    args = ("build", "--pistol", str(path), "--graph", "famous", "--keep-entities", "20,21,22,23",
+            "--rename", "20=Goldman Sachs", "--rename-address", "20=200 West Street")
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    # K4: 4 entities, C(4,2) = 6 contracts of 20 QA pairs; every edge degree 3 + 3 - 1 = 5 (as K10: 17)
+    assert "famous: loaded - 4 entities, 6 edges, 120 QA pairs, 1 components" in result.output
+    rows = json.loads(run("query", "MATCH (e:Entity {graph: 'famous', label: '20'}) RETURN e.name AS name, "
+                                   "e.address AS address", "--format", "json").output)
+    assert rows == [{"name": "Goldman Sachs", "address": "200 West Street"}]
+    edges = list(csv.DictReader(io.StringIO(run("edges", "--graph", "famous", "--format", "csv").output)))
+    assert {r["edge_degree"] for r in edges} == {"5"}
+    assert "famous: unchanged" in run(*args).output
+
+
 def test_build_again_says_unchanged(run):
     path = pistol_file("sample_data_1.json")
     run("build", "--pistol", str(path))

@@ -19,7 +19,10 @@ from audit.experiment.spec import load_spec
 from audit.experiment.stats import spearman, t_interval
 from cli.main import cli
 from extract.pistol.generate import generate_pistol, write_dataset
+from extract.pistol.load import PistolVariant, Rename
 from graphstore.errors import InputDataError
+
+from conftest import pistol_file
 
 EDGES = [("0", "1"), ("0", "2"), ("0", "3"), ("1", "2"), ("3", "4")]
 # t quantiles from a printed table (two-sided 95 %): df 1 -> 12.706, df 2 -> 4.303
@@ -194,6 +197,20 @@ def test_yaml_reads_like_toml(tmp_path, dataset):
     path = write(tmp_path / "y.yaml", f"name: y\ngraphs: [{{name: expg, pistol: {dataset.name}}}]\n"
                                       "grid: {selectors: ['top-degree:1'], methods: [ga], seeds: [0, 1]}\n")
     assert len(expand(load_spec(path))) == 2
+
+
+def test_a_graph_may_be_a_pistol_variant(tmp_path):
+    data = tmp_path / "d.json"
+    data.write_bytes(pistol_file("sample_data_2.json").read_bytes())
+    body = ('[[graphs]]\nname = "famous"\npistol = "d.json"\nkeep_entities = ["20", "21", 22]\n'
+            'rename = { "20" = { name = "Goldman Sachs", address = "200 West Street" }, "21" = "Big Co" }\n'
+            '[grid]\nselectors = ["edges:20_21"]\nmethods = ["ga"]\nseeds = [0]\n')
+    variant = load_spec(write(tmp_path / "v.toml", body)).graphs[0].variant
+    assert variant == PistolVariant(("20", "21", "22"), (Rename("20", "Goldman Sachs", "200 West Street"),
+                                                         Rename("21", "Big Co")))
+    bad = body.replace("address =", "adress =")
+    with pytest.raises(InputDataError, match=r"graphs\[0\]\.rename\.20\.adress: unknown key"):
+        load_spec(write(tmp_path / "b.toml", bad))
 
 
 def _escape(text: str) -> str:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from extract.pistol.load import load_pistol
+from extract.pistol.load import PistolVariant, Rename, load_pistol
 from graphstore.errors import InputDataError
 
 from conftest import pistol_file
@@ -47,6 +47,45 @@ def test_sample_2_graph_is_recovered():
     assert {f.domain for f in g.facts} == {"sales"}
     for f in g.facts:  # total price = quantity x unit price in every contract
         assert f.attributes["total_price"] == f.attributes["quantity"] * f.attributes["unit_price"]
+
+
+# -- variants: part of a file, an entity renamed (PISTOL 000, Sec. 6) ---------------------------
+DENSE4 = ("20", "21", "22", "23")
+
+
+def test_a_variant_keeps_the_contracts_among_its_entities_and_renames_one_everywhere():
+    path = pistol_file("sample_data_2.json")
+    raw = json.loads(path.read_text())
+    kept_raw = [r for r in raw if set(r["edge"].split("_")) <= set(DENSE4)]
+    plain = {e.label: e for e in load_pistol(path).entities}
+    old_name, old_address = plain["20"].name, plain["20"].properties["address"]
+    variant = PistolVariant(DENSE4, (Rename("20", "Goldman Sachs", "200 West Street"),))
+    g = load_pistol(path, graph="gs", variant=variant)
+    assert sorted(f.label for f in g.facts) == sorted({r["edge"] for r in kept_raw})
+    assert g.qa_count == len(kept_raw) == 6 * 20
+    entities = {e.label: e for e in g.entities}
+    assert sorted(entities) == list(DENSE4)
+    assert (entities["20"].name, entities["20"].properties["address"]) == ("Goldman Sachs", "200 West Street")
+    assert all(entities[k].name == plain[k].name for k in ("21", "22", "23"))
+    texts = [t for f in g.facts for t in f.questions + f.answers]
+    assert not any(old_name in t or old_address in t for t in texts)
+    raw_texts = [r[k] for r in kept_raw for k in ("question", "answer")]
+    assert sum(t.count("Goldman Sachs") for t in texts) == sum(t.count(old_name) for t in raw_texts) > 0
+    # The content digest follows the variant: the same variant is the same graph, another is not.
+    assert g.sha256 == load_pistol(path, graph="gs", variant=variant).sha256
+    assert g.sha256 not in (load_pistol(path).sha256, load_pistol(path, variant=PistolVariant(DENSE4)).sha256)
+    assert '"Goldman Sachs"' in g.properties["variant"]
+
+
+@pytest.mark.parametrize("variant, message", [
+    (PistolVariant(("20", "99")), "no entity '99'"),
+    (PistolVariant(("0", "25")), "no edge joins two of the kept entities 0, 25"),
+    (PistolVariant((), (Rename("20", "Qxdylv AG"),)), "another entity has that name"),
+])
+def test_a_variant_the_file_cannot_give_is_refused_naming_the_file(variant, message):
+    path = pistol_file("sample_data_2.json")
+    with pytest.raises(InputDataError, match=f"^{path}: .*{message}"):
+        load_pistol(path, variant=variant)
 
 
 def _write(tmp_path, content, name="bad.json"):
