@@ -13,7 +13,7 @@ from graphstore.errors import ConfigError
 
 # The unlearning methods, by name (each is a module of audit/run/methods registered under one of
 # these). Listed here so that the command line can offer them without importing torch.
-UNLEARNING_METHODS = ("ga", "gd", "kl", "dpo", "npo", "simnpo")
+UNLEARNING_METHODS = ("ga", "gd", "kl", "dpo", "idk", "npo", "simnpo")
 EVAL_BATCH_SIZE = 32   # QA pairs per generation/scoring batch of an evaluation
 
 
@@ -212,7 +212,7 @@ class ResurfacingConfig:
 # scratch:tiny (width 96); small and base use the same rates (not yet measured).
 # Wider models (7B-class) and the pretrained model packages (`audit models`, whatever their
 # width): 1e-4, the usual LoRA rate; not yet swept here.
-SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "npo": 4e-4, "simnpo": 4e-4}
+SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4}
 PRETRAINED_UNLEARN_LR = 1e-4
 SMALL_MODEL_WIDTH = 1024
 

@@ -39,7 +39,8 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
                    "density:dense:2, entity:'Jzrcws SA', edges:A_B,A_C. See docs/runs.md.")
 @click.option("--cypher", metavar="QUERY", help="Any read-only Cypher returning a column `key` of edge keys; $graph is set.")
 @click.option("--method", default="npo", show_default=True, type=click.Choice(UNLEARNING_METHODS, case_sensitive=False),
-              help="Unlearning method.")
+              help="Unlearning method (docs/runs.md): idk is PISTOL's \"DPO\" (Eq. 6: refusal NLL + "
+                   "retain NLL); dpo is Rafailov et al.'s contrastive loss.")
 @click.option("--method-option", "method_options", multiple=True, metavar="NAME=VALUE",
               help="A setting of the method's config, e.g. beta=0.2 or retain_weight=1. Repeatable.")
 @click.option("--model", default="scratch:tiny", show_default=True, metavar="PATH|ID|scratch[:SIZE]",
@@ -54,7 +55,7 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
               help="General {question, answer} pairs outside the graph, measured before and after "
                    "(e.g. ../shared/data/pistol/factual_data.json).")
 @click.option("--idk", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Refusal sentences for dpo, one per line (default: the shipped refusals.v1).")
+              help="Refusal sentences for dpo and idk, one per line (default: the shipped refusals.v1).")
 @click.option("--run-id", default=None, metavar="ID",
               help="Name of the run (default <graph>-<method>-<UTC time>). The same id again resumes it.")
 @click.option("--epochs", type=int, default=_unlearn.epochs, show_default=True, help="Unlearning epochs.")

@@ -13,7 +13,7 @@ cannot silently run a different grid. The layout (docs/experiments.md has the fu
 
     [grid]                                   # every combination is one cell = one `audit run`
     selectors = ["edges:A_B", "edges:A_C"]
-    methods = ["ga", "gd", "kl", "dpo", "npo", "simnpo"]
+    methods = ["ga", "gd", "kl", "dpo", "idk", "npo", "simnpo"]
     seeds = [0, 1, 2]
     models = ["scratch:tiny"]                # default ["scratch:tiny"]
     per_edge = [false]                       # default [false]

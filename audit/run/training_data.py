@@ -114,7 +114,7 @@ class TrainingTexts:
             raise ConfigError(f"--train-on {config.train_on} needs a graph built from {needed} sources; "
                               f"graph {graph!r} was built from {source} data (use --train-on qa)")
         if uses_refusal:
-            raise ConfigError(f"--train-on {config.train_on}: dpo pairs a refusal with a question, and texts have "
+            raise ConfigError(f"--train-on {config.train_on}: dpo and idk pair a refusal with a question, and texts have "
                               "none; use --train-on qa, or another method")
         if config.train_on == "passages":
             return cls(graph, "passages", edges, config, _read_passages(store, graph))

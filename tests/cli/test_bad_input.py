@@ -285,7 +285,7 @@ def cli_cases() -> list[Case]:
         ("run-passages-on-pistol", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--train-on", "passages"],
          "needs a graph built from text"),
         ("run-passages-dpo", ["run", "--graph", "demo-text", "--select", "split:forget", "--train-on", "passages",
-                              "--method", "dpo"], "dpo pairs a refusal"),
+                              "--method", "dpo"], "dpo and idk pair a refusal"),
         ("run-canaries-on-text", ["run", "--graph", "demo-text", "--select", "split:forget", "--train-on", "canaries"],
          "needs a graph built from wikidata"),
         ("run-chunk-tokens-small", ["run", "--graph", "demo-text", "--select", "split:forget", "--train-on", "passages",

@@ -74,9 +74,9 @@ def loss_of(name, model, batch, **options):
     return cls(cls.config_class(**options)).loss(model, batch).item()
 
 
-def test_registry_has_six_methods_and_refuses_others():
-    assert sorted(METHODS) == ["dpo", "ga", "gd", "kl", "npo", "simnpo"]
-    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, kl, npo, simnpo"):
+def test_registry_has_seven_methods_and_refuses_others():
+    assert sorted(METHODS) == ["dpo", "ga", "gd", "idk", "kl", "npo", "simnpo"]
+    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, idk, kl, npo, simnpo"):
         method_class("rmu")
 
 
@@ -101,6 +101,10 @@ def test_losses_at_the_reference_point(setup):
     assert loss_of("npo", model, batch, beta=0.1, retain_weight=1.0) == pytest.approx(
         2 / 0.1 * math.log(2) + nll_r, rel=1e-5)
     assert loss_of("dpo", model, batch) == pytest.approx(math.log(2), rel=1e-5)
+    # PISTOL's Eq. 6: NLL of the refusals on the forget questions plus the retain NLL
+    nll_idk = loop_nll(model, batch.refusal)
+    assert loss_of("idk", model, batch) == pytest.approx(nll_idk + nll_r, rel=1e-5)
+    assert loss_of("idk", model, batch, retain_weight=0.0) == pytest.approx(nll_idk, rel=1e-5)
     logprob, lengths = loop_logprob(model, batch.forget), answer_lengths(batch.forget)
     beta, gamma = 2.5, 0.3
     expected = sum(-(2 / beta) * math.log(1 / (1 + math.exp((beta / n) * lp + gamma)))

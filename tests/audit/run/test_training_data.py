@@ -104,7 +104,7 @@ def test_qa_training_is_the_forget_edges_pairs(store, marwick):
 
 def test_text_training_is_refused_where_it_cannot_apply(store, marwick):
     forget = facts(store, "f.split = 'forget'")
-    with pytest.raises(ConfigError, match="dpo pairs a refusal with a question"):
+    with pytest.raises(ConfigError, match="dpo and idk pair a refusal with a question"):
         choose(store, marwick, forget, refusal=True)
     with pytest.raises(ConfigError, match="canaries needs a graph built from wikidata"):
         choose(store, marwick, forget, train_on="canaries")
