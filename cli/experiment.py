@@ -123,14 +123,18 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
 
 
 def _compact(rows) -> tuple[list[str], list[list]]:
-    columns = ["method", "options", "selector", "graph", "lr", "model", "mode", "seeds", *SHOWN]
+    # deviation_score: the mean of the runs' scores, with its interval; ds_paper: PISTOL's, from
+    # the mean ROUGE-1s (its tables' definition; no interval)
+    columns = ["method", "options", "selector", "graph", "lr", "model", "mode", "seeds", *SHOWN, "ds_paper"]
     out = []
     for r in rows:
         cells = []
         for m in SHOWN:
             i = r.interval(m)
             cells.append("" if i is None else f"{i.mean:.3f}" + ("" if i.low is None else f" ± {i.half_width():.3f}"))
-        out.append([r.method, r.options, r.selector, r.graph, r.lr, r.model, r.mode, len(r.runs), *cells])
+        paper = r.paper_deviation_score()
+        out.append([r.method, r.options, r.selector, r.graph, r.lr, r.model, r.mode, len(r.runs), *cells,
+                    "" if paper is None else f"{paper:.1f}"])
     return columns, out
 
 

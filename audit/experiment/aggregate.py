@@ -63,6 +63,15 @@ class CellRow:
     def interval(self, measure: str) -> Interval | None:
         return t_interval(self.values.get(measure, []))
 
+    def paper_deviation_score(self) -> float | None:
+        """PISTOL's DS of the cell, as its tables give it (Qiu, Shen et al., Sec. 4): from the mean
+        forget and retained ROUGE-1 over the seeds. ``deviation_score`` is the mean of the runs'
+        own scores, never smaller (the score is convex) and larger the more the runs differ."""
+        forget, retain = self.values.get("forget_rouge1_after"), self.values.get("retain_rouge1_after")
+        if not forget or not retain or len(forget) != len(retain):
+            return None
+        return M.deviation_score(M.mean(forget), M.mean(retain))
+
 
 @dataclass
 class EdgePoint:
@@ -170,16 +179,17 @@ def correlations(points: list[EdgePoint]) -> dict[str, dict[str, Correlation]]:
 
 
 def table(rows: list[CellRow]) -> tuple[list[str], list[list]]:
-    """Columns and rows: per cell, ``<measure>`` (mean), ``<measure>_low``, ``<measure>_high``
-    for every measure some run has (``MEASURES``, then the per-domain ones), and the seeds."""
+    """Columns and rows: per cell, the seeds, PISTOL's deviation score (of the means), and
+    ``<measure>`` (mean), ``<measure>_low``, ``<measure>_high`` for every measure some run has
+    (``MEASURES``, then the per-domain ones)."""
     extra = sorted({m for r in rows for m in r.values} - set(MEASURES))
     present = [m for m in (*MEASURES, *extra) if any(r.values.get(m) for r in rows)]
-    columns = ["graph", "selector", "method", "options", "lr", "model", "mode", "seeds"]
+    columns = ["graph", "selector", "method", "options", "lr", "model", "mode", "seeds", "deviation_score_paper"]
     for m in present:
         columns += [m, f"{m}_low", f"{m}_high"]
     out = []
     for r in rows:
-        line = [r.graph, r.selector, r.method, r.options, r.lr, r.model, r.mode, len(r.runs)]
+        line = [r.graph, r.selector, r.method, r.options, r.lr, r.model, r.mode, len(r.runs), r.paper_deviation_score()]
         for m in present:
             i = r.interval(m)
             line += [i.mean, i.low, i.high] if i else [None, None, None]

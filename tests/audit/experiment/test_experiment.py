@@ -227,6 +227,18 @@ def test_t_interval_matches_the_printed_table():
     assert i.high == pytest.approx(0.5 + half, abs=1e-3) and t_interval([0.3]).low is None
 
 
+def test_the_papers_deviation_score_is_of_the_means_and_never_above_the_mean_of_scores():
+    row = A.CellRow("c", "g", "edges:A_B", "ga", 1e-3, "m", "joint",
+                    values={"forget_rouge1_after": [0.1, 0.5], "retain_rouge1_after": [0.9, 0.9],
+                            "deviation_score": [100 * math.hypot(0.1, 0.1), 100 * math.hypot(0.5, 0.1)]})
+    assert row.paper_deviation_score() == pytest.approx(100 * math.hypot(0.3, 0.1))     # 31.62
+    assert row.interval("deviation_score").mean == pytest.approx(32.57, abs=0.01)       # (14.14 + 50.99) / 2
+    # PISTOL's Table 2, Llama2-7B, GA on AB: 0.521 and 0.845 give its 54.4
+    one = A.CellRow("c", "g", "s", "ga", None, "m", "joint",
+                    values={"forget_rouge1_after": [0.521], "retain_rouge1_after": [0.845]})
+    assert round(one.paper_deviation_score(), 1) == 54.4
+
+
 def test_spearman_of_a_monotone_relation_is_one():
     c = spearman([1, 2, 3, 4, 5, 6], [0.1, 0.5, 0.6, 2.0, 3.0, 3.1])
     assert c.rho == pytest.approx(1.0) and c.high == pytest.approx(1.0) and c.n == 6
@@ -298,6 +310,9 @@ lrs = [0.003]
             half = T_975[1] * statistics.stdev(values) / math.sqrt(2)
             assert i.n == 2 and i.mean == pytest.approx(statistics.fmean(values), abs=1e-9)
             assert i.high - i.mean == pytest.approx(half, rel=1e-3, abs=1e-9)
+        # PISTOL's DS of the cell: from the mean ROUGE-1s, not the mean of the runs' DS
+        f, rr = statistics.fmean(forget_values), statistics.fmean(retain_values)
+        assert row.paper_deviation_score() == pytest.approx(100 * math.sqrt(f ** 2 + (1 - rr) ** 2), abs=1e-9)
 
     # paired: selector a minus b per seed, independently from the same read-back values
     by_run = {}
@@ -321,7 +336,8 @@ lrs = [0.003]
     result = CliRunner().invoke(cli, ["experiment", str(path), "--table-only", "--format", "csv", "--output", str(out),
                                       *store_args])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0].startswith("graph,selector,method,options,lr,model,mode,seeds,forget_rouge1_after")
+    assert result.output.splitlines()[0].startswith(
+        "graph,selector,method,options,lr,model,mode,seeds,deviation_score_paper,forget_rouge1_after")
     assert {p.name for p in out.iterdir()} >= {"table.md", "table.csv", "deviation_by_cell.png",
                                                "deviation_vs_edge_degree.png", "deviation_vs_component_density.png"}
 
