@@ -25,7 +25,7 @@ from pathlib import Path
 from audit.questions.llm import FactForQuestions, OpenAICompatibleBackend, TransformersBackend, generate_questions
 from audit.questions.properties import PropertyRegistry, add_property_questions, load_registry
 from audit.questions.templates import add_generated, add_questions
-from extract.pistol.load import load_pistol
+from extract.pistol.load import PistolVariant, load_pistol, pistol_variant  # noqa: F401  (the variant, for callers)
 from extract.text.corpus import CorpusOptions
 from extract.text.graph import TextBuildOptions, corpus_sha256, extract_corpora, read_corpora, text_graph_record
 from extract.wikidata.read import PropertyInfo, WikidataOptions, WikidataReport, read_wikidata

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from audit.build import PistolSource, TextSource, WikidataSource, prepare, text_options, write
+from audit.build import PistolSource, TextSource, WikidataSource, pistol_variant, prepare, text_options, write
 from cli.common import connection_options
-from extract.pistol.load import pistol_variant
 from extract.text.corpus import FORMATS
 from extract.text.graph import EXTRACTORS
 from graphstore import GraphStore
