@@ -211,9 +211,12 @@ class ResurfacingConfig:
 # a mean >= 0.8 (DPO reaches no such rate; its default keeps retained edges >= 0.8). Measured on
 # scratch:tiny (width 96); small and base use the same rates (not yet measured).
 # Wider models (7B-class) and the pretrained model packages (`audit models`, whatever their
-# width): 1e-4, the usual LoRA rate; not yet swept here.
+# width): 1e-5, inside PISTOL's grid (appendix F: 1e-6 to 5e-5 for 7B models) and TOFU's rate.
+# The earlier 1e-4 wrecked Gemma 3 270M: on sample_data_1 (one forget edge) GA left forget and
+# retained ROUGE-1 at 0, GD and NPO took the retained edges from 0.79 to 0.46 and 0.23
+# (docs/findings.md, section 9).
 SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4}
-PRETRAINED_UNLEARN_LR = 1e-4
+PRETRAINED_UNLEARN_LR = 1e-5
 SMALL_MODEL_WIDTH = 1024
 
 
