@@ -97,7 +97,8 @@ WIKIDATA_OPTIONS = _options([
 @WIKIDATA_OPTIONS
 @connection_options
 def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, split, replace, keep_entities,
-          renames, addresses, settings, labels_files, instance_of, language, skip_bad_records, properties_file, questions_llm, llm_model, **text):
+          renames, addresses, settings, labels_files, instance_of, language, skip_bad_records, properties_file,
+          questions_llm, llm_model, **text):
     """Load datasets into the graph, then recompute degrees, components and densities.
 
     PISTOL files: every file becomes one graph. Text corpora (--forget/--retain): all of
