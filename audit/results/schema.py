@@ -218,6 +218,23 @@ RUN_PROPS = _declare("Run", {
         ("forget_memorized_unique", "int", "text graphs: forget_memorized over those edges", True),
         ("forget_semantic_rate", "float", "forget QA answers the equivalence judge finds equivalent, as a share", True),
         ("forget_semantic_rate_unique", "float", "text graphs: the same over the forget edges the retain corpus does not state", True),
+        # HANKER's relative figures (arXiv:2502.18810, Sec. 4.4; LLaMA2-7B, MUSE News), its ranges over unlearning methods
+        ("forget_rouge1_inflation", "float", "text graphs: (forget_rouge1 - forget_rouge1_unique) / forget_rouge1_unique, "
+                                             "HANKER's relative inflation (+19.7 % to +26.1 %)", True),
+        ("forget_semantic_rate_inflation", "float", "text graphs: the same for forget_semantic_rate (HANKER's "
+                                                    "entailment: +32.4 % to +35.2 %)", True),
+        ("forget_memorized_rouge1", "int", "text graphs: forget QA answers with ROUGE-1 recall 1 (HANKER's ROUGE criterion)", True),
+        ("forget_memorized_rouge1_unique", "int", "text graphs: the same over the forget edges the retain corpus does not state", True),
+        ("forget_memorized_rouge1_drop", "float", "text graphs: (forget_memorized_rouge1 - forget_memorized_rouge1_unique) / "
+                                                  "forget_memorized_rouge1 (HANKER: 71.3 % to 73.3 %)", True),
+        ("forget_memorized_semantic", "int", "text graphs: forget QA answers the equivalence judge finds equivalent "
+                                             "(HANKER's entailment criterion)", True),
+        ("forget_memorized_semantic_unique", "int", "text graphs: the same over the forget edges the retain corpus "
+                                                    "does not state", True),
+        ("forget_memorized_semantic_drop", "float", "text graphs: (forget_memorized_semantic - forget_memorized_semantic_unique) "
+                                                    "/ forget_memorized_semantic (HANKER: 58.3 % to 59.2 %)", True),
+        ("forget_qa_pairs_redundant_share", "float", "text graphs: share of the forget QA pairs asked of the redundant edges, "
+                                                     "to read beside the drops (HANKER: 44.9 %)", False),
         ("swept_edges", "int", "per-edge run: forget edges unlearned so far", False),
         ("forget_facts", "int", "forget facts measured by the canary measure", False),
         ("subject_retain_facts", "int", "the subjects' other facts measured", False),

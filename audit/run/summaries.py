@@ -6,6 +6,8 @@ phase is ``phase_name(measure, phase)``, and the store refuses any name the sche
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from audit.measure import evaluate as E
 from audit.measure import metrics as M
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
@@ -68,7 +70,7 @@ def joint_summary(results: list[EdgeResult], run: Run) -> dict:
         out[phase_name("forget_memorized", phase)] = sum(r.get(phase_name("memorized", phase)) or 0 for r in results
                                                          if r.role == "forget")
     out["deviation_score"] = out["deviation_score_after"]   # the run's score, as a sweep stores it too
-    out["forget_qa_pairs"] = sum(len(r.rouge1_qa_before or []) for r in results if r.role == "forget")
+    out["forget_qa_pairs"] = _qa_pairs(r for r in results if r.role == "forget")
     out.update(redundancy_summary(results))
     for name in ("utility_rouge1_before", "utility_rouge1_after"):
         if run.get(name) is not None:
@@ -76,42 +78,98 @@ def joint_summary(results: list[EdgeResult], run: Run) -> dict:
     return out
 
 
+def _qa_pairs(results: Iterable[EdgeResult]) -> int:
+    """QA pairs asked of the edges (every phase asks the same)."""
+    return sum(len(r.rouge1_qa_before or []) for r in results)
+
+
+def _memorized(results: list[EdgeResult], name: str, phase: str) -> int | None:
+    """The edges' memorization cases of one kind summed; None when an edge lacks the count
+    (``memorized_semantic`` when the judge was off)."""
+    counts = [r.get(phase_name(name, phase)) for r in results]
+    return None if any(c is None for c in counts) else sum(counts)
+
+
 def _semantic_rate(results: list[EdgeResult], phase: str) -> float | None:
-    pairs = sum(len(r.rouge1_qa_before or []) for r in results)
-    counts = [r.get(phase_name("memorized_semantic", phase)) for r in results]
-    if not pairs or any(c is None for c in counts):
-        return None   # the judge was off
-    return sum(counts) / pairs
+    pairs = _qa_pairs(results)
+    count = _memorized(results, "memorized_semantic", phase)
+    return None if not pairs or count is None else count / pairs   # None: the judge was off
+
+
+def relative_inflation(everything: float | None, unique: float | None) -> float | None:
+    """HANKER's inflation of a score by the redundant facts, relative to the deduplicated score:
+    ``(everything - unique) / unique``; None when either is missing or ``unique`` is 0."""
+    return None if everything is None or not unique else (everything - unique) / unique
+
+
+def relative_drop(everything: int | None, unique: int | None) -> float | None:
+    """HANKER's drop of the memorization cases when the redundant facts go:
+    ``(everything - unique) / everything``; None when either is missing or ``everything`` is 0."""
+    return None if unique is None or not everything else (everything - unique) / everything
 
 
 def redundancy_summary(results: list[EdgeResult]) -> dict:
-    """HANKER's inflation (arXiv:2502.18810): the forget measures over every forget edge and over those the
-    retain corpus does not also state. A fact the retain text restates is still learned from
-    it, so counting it makes forgetting look worse than it is (HANKER: ROUGE 19.7% -> 26.1% on
-    MUSE News). Empty for graphs without the redundancy flag (PISTOL, Wikidata)."""
+    """HANKER's redundancy analysis (arXiv:2502.18810, Sec. 4.4): the forget measures over every
+    forget edge and over those the retain corpus does not also state. A fact the retain text
+    restates is still learned from it, so counting it makes forgetting look worse than it is.
+
+    HANKER states the effect relatively, one value per unlearning method ("w/o unlearn" among
+    them): ROUGE over the full audit set exceeds ROUGE over the deduplicated one by 19.7 % to
+    26.1 % of the latter, entailment by 32.4 % to 35.2 % (LLaMA2-7B, MUSE News; 54.0-109.6 % and
+    84.6-197.7 % on Llama3-8B, its A.5). So ``forget_rouge1_inflation`` and
+    ``forget_semantic_rate_inflation`` are ``(all - unique) / unique`` per phase; the before value
+    is HANKER's "w/o unlearn", the gap the injected model already had. HANKER's memorization
+    cases (ROUGE-1 recall 1; entailment, here the equivalence judge) fall by 71.3-73.3 % and
+    58.3-59.2 % without the redundant facts, while the cases asked fall by 44.9 % (126,224 ->
+    69,609): ``forget_memorized_*_drop`` is ``(all - unique) / all``, to read beside
+    ``forget_qa_pairs_redundant_share``. A drop larger than the share means the redundant facts
+    are memorized more often than the others.
+
+    Empty for graphs without the redundancy flag (PISTOL, Wikidata)."""
     forget = [r for r in results if r.role == "forget"]
     if not forget or all(r.redundant is None for r in forget):
         return {}
     unique = [r for r in forget if not r.redundant]
-    out: dict = {"forget_edges_redundant": len(forget) - len(unique)}
+    pairs = _qa_pairs(forget)
+    out: dict = {"forget_edges_redundant": len(forget) - len(unique),
+                 "forget_qa_pairs_redundant_share": (pairs - _qa_pairs(unique)) / pairs if pairs else None}
     for phase in PHASES:
-        out[phase_name("forget_rouge1_unique", phase)] = _qa_mean(unique, "forget", phase_name("rouge1_qa", phase))
+        rouge1 = _qa_mean(forget, "forget", phase_name("rouge1_qa", phase))   # forget_rouge1, as joint_summary has it
+        rouge1_unique = _qa_mean(unique, "forget", phase_name("rouge1_qa", phase))
+        out[phase_name("forget_rouge1_unique", phase)] = rouge1_unique
+        out[phase_name("forget_rouge1_inflation", phase)] = relative_inflation(rouge1, rouge1_unique)
         out[phase_name("forget_memorized_unique", phase)] = sum(r.get(phase_name("memorized", phase)) or 0
                                                                 for r in unique)
-        out[phase_name("forget_semantic_rate", phase)] = _semantic_rate(forget, phase)
-        out[phase_name("forget_semantic_rate_unique", phase)] = _semantic_rate(unique, phase)
+        semantic, semantic_unique = _semantic_rate(forget, phase), _semantic_rate(unique, phase)
+        out[phase_name("forget_semantic_rate", phase)] = semantic
+        out[phase_name("forget_semantic_rate_unique", phase)] = semantic_unique
+        out[phase_name("forget_semantic_rate_inflation", phase)] = relative_inflation(semantic, semantic_unique)
+        for criterion in ("rouge1", "semantic"):   # HANKER's two criteria of a memorization case
+            name = f"memorized_{criterion}"
+            everything = _memorized(forget, name, phase)
+            kept = None if everything is None else _memorized(unique, name, phase)   # None: the judge was off
+            out[phase_name(f"forget_{name}", phase)] = everything
+            out[phase_name(f"forget_{name}_unique", phase)] = kept
+            out[phase_name(f"forget_{name}_drop", phase)] = relative_drop(everything, kept)
     return out
 
 
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.1%}"
+
+
 def redundancy_reading(summary: dict) -> str | None:
-    """The inflation in one line, or None when the graph has no redundancy flag."""
+    """HANKER's relative inflation in one line, after unlearning and before it (the gap
+    injection left), or None when the graph has no redundancy flag."""
     if "forget_edges_redundant" not in summary or summary.get("forget_rouge1_after") is None:
         return None
     unique = summary.get("forget_rouge1_unique_after")
     return (f"forget ROUGE-1 after {summary['forget_rouge1_after']:.3f} over all forget edges, "
             + (f"{unique:.3f}" if unique is not None else "n/a")
-            + f" without the {summary['forget_edges_redundant']} the retain corpus also states "
-              "(HANKER's redundancy inflation)")
+            + f" without the {summary['forget_edges_redundant']} the retain corpus also states: relative inflation "
+            + f"{_percent(summary.get('forget_rouge1_inflation_after'))} "
+            + f"(before unlearning: {_percent(summary.get('forget_rouge1_inflation_before'))}) "
+              "(HANKER: +19.7% to +26.1% across methods, LLaMA2-7B on MUSE News)")
 
 
 def damage_per_edge(results: list[EdgeResult]) -> list[dict]:
