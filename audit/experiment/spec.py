@@ -15,6 +15,7 @@ cannot silently run a different grid. The layout (docs/experiments.md has the fu
     selectors = ["edges:A_B", "edges:A_C"]
     methods = ["ga", "gd", "kl", "dpo", "idk", "npo", "simnpo"]
     seeds = [0, 1, 2]
+    inject_seeds = [0, 1, 2]                 # optional: every seed on each of these injected models
     models = ["scratch:tiny"]                # default ["scratch:tiny"]
     per_edge = [false]                       # default [false]
     lrs = [3e-4]                             # optional; else [lr_protocol], else the method default
@@ -47,6 +48,7 @@ from audit.build import PistolVariant, pistol_variant
 from audit.config import INT64_MAX, SIZES, UNLEARNING_METHODS, TrainingDataConfig, apply_options
 from audit.experiment.run_table import (INJECT_KEYS, PATH_OPTIONS, RUN_OPTIONS, TRAINING_OPTIONS, UNLEARN_KEYS,
                                         injection_config, resurfacing_config, unlearn_config)
+from audit.experiment.strict_yaml import load_yaml
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import method_class
 from extract.jsonfile import read_utf8
@@ -55,7 +57,7 @@ from graphstore.records import validate_graph_name
 
 SUFFIXES = (".toml", ".yaml", ".yml")
 TOP_KEYS = ("name", "description", "graphs", "grid", "method_options", "run", "lr_protocol")
-GRID_KEYS = ("selectors", "methods", "seeds", "models", "per_edge", "lrs")
+GRID_KEYS = ("selectors", "methods", "seeds", "inject_seeds", "models", "per_edge", "lrs")
 GRAPH_KEYS = ("name", "pistol", "split", "forget", "retain", "keep_entities", "rename")
 PROTOCOL_KEYS = ("grid", "methods", "selector", "seed", "retain_threshold")
 
@@ -109,6 +111,7 @@ class ExperimentSpec:
     run: dict = field(default_factory=dict)
     lr_protocol: LrProtocol | None = None
     description: str = ""
+    inject_seeds: tuple[int, ...] | None = None  # nested: every seed on each injected model
 
 
 def load_spec(path: Path) -> ExperimentSpec:
@@ -123,7 +126,7 @@ def load_spec(path: Path) -> ExperimentSpec:
         raise InputDataError(path, f"an experiment file is TOML or YAML ({', '.join(SUFFIXES)})")
     raw, text = read_utf8(path)
     try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.load(text, Loader=_UniqueKeyLoader)
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else load_yaml(text)
     except RecursionError:
         raise InputDataError(path, "nested too deeply to be an experiment (hundreds of levels of tables)") from None
     except tomllib.TOMLDecodeError as e:
@@ -131,31 +134,6 @@ def load_spec(path: Path) -> ExperimentSpec:
     except yaml.YAMLError as e:
         raise InputDataError(path, f"not YAML: {' '.join(str(e).split())}") from e
     return _check(path, data, hashlib.sha256(raw).hexdigest())
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML as ``safe_load`` reads it, but a key given twice in one mapping is an error (plain
-    YAML keeps the last value silently; TOML refuses, and so do we), and so is an alias."""
-
-    def compose_node(self, parent, index):
-        # an alias (*name) is refused: "billion laughs" files expand aliases of aliases into
-        # gigabytes once printed or hashed, and an experiment file needs none
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not read in an experiment file",
-                                              event.start_mark)
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, (str, int, float, bool)) and key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",
-                                                        key_node.start_mark)
-            if isinstance(key, (str, int, float, bool)):
-                seen.add(key)
-        return super().construct_mapping(node, deep)
 
 
 class _Checker:
@@ -221,17 +199,18 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
         if m.startswith("scratch") and m.partition(":")[2] not in ("", *SIZES):
             c.fail(f"grid.models[{i}]", f"unknown scratch size in {m!r}; valid: {', '.join(SIZES)}")
     per_edge = c.items(grid.get("per_edge", [False]), "grid.per_edge", bool)
-    lrs = c.items(grid["lrs"], "grid.lrs", (int, float)) if "lrs" in grid else None
-    if lrs is not None and not all(0 < lr < float("inf") for lr in lrs):   # NaN fails both comparisons
-        c.fail("grid.lrs", "learning rates must be positive finite numbers")
+    lrs = _rates(c, grid["lrs"], "grid.lrs", sort=False) if "lrs" in grid else None
+    inject_seeds = c.items(grid["inject_seeds"], "grid.inject_seeds", int) if "inject_seeds" in grid else None
 
     options = _method_options(c, data.get("method_options", {}), methods)
     cells = (len(graphs) * len(selectors) * len(per_edge) * len(seeds) * len(models) * max(1, len(lrs or ()))
-             * sum(len(options.get(m, ({},))) for m in methods))
+             * len(inject_seeds or (0,)) * sum(len(options.get(m, ({},))) for m in methods))
     if cells > MAX_CELLS:
         c.fail("grid", f"{cells:,} cells (the product of its lists); at most {MAX_CELLS:,} make one experiment")
     run = _run_options(c, data.get("run", {}), path.parent)
     _run_numbers(c, run)
+    if inject_seeds is not None and "inject_seed" in run:
+        c.fail("grid.inject_seeds", "give [run] inject_seed (one injected model) or grid.inject_seeds, not both")
     protocol = _protocol(c, data["lr_protocol"], selectors, methods) if "lr_protocol" in data else None
     if protocol is not None and lrs is not None:
         c.fail("lr_protocol", "give grid.lrs (fixed rates) or [lr_protocol] (rates chosen per method), not both")
@@ -239,8 +218,8 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
     if not isinstance(description, str):
         c.fail("description", "expected a string")
     return ExperimentSpec(name, path.resolve(), sha256, graphs, tuple(selectors), tuple(methods), tuple(seeds),
-                          tuple(models), tuple(per_edge), tuple(float(x) for x in lrs) if lrs else None, options,
-                          run, protocol, description)
+                          tuple(models), tuple(per_edge), lrs, options, run, protocol, description,
+                          tuple(inject_seeds) if inject_seeds else None)
 
 
 def _graphs(c: _Checker, value, base: Path) -> tuple[GraphSpec, ...]:
@@ -374,11 +353,11 @@ def _run_numbers(c: _Checker, run: dict) -> None:
         c.fail("run.eval_batch_size", f"{run['eval_batch_size']!r}: must be a positive whole number")
 
 
-def _rates(c: _Checker, value, key: str) -> tuple[float, ...]:
+def _rates(c: _Checker, value, key: str, sort: bool = True) -> tuple[float, ...]:
     rates = c.items(value, key, (int, float))
     if not all(0 < lr < float("inf") for lr in rates):   # NaN fails both comparisons
         c.fail(key, "learning rates must be positive finite numbers")
-    return tuple(float(x) for x in sorted(rates))
+    return tuple(float(x) for x in (sorted(rates) if sort else rates))
 
 
 def _protocol(c: _Checker, value, selectors: list[str], methods: list[str]) -> LrProtocol:
