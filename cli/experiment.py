@@ -37,12 +37,14 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     """Run an experiment file (TOML or YAML): every cell of its grid is one audit run.
 
     The grid is graphs x selectors x methods x method options x learning rates x models x
-    modes x seeds (docs/experiments.md). Cells share injected models through the cache;
-    their runs are linked to one Experiment node. Killed and started again, finished cells
+    modes x (injected models x) seeds (docs/experiments.md). Cells share injected models
+    through the cache; their runs are linked to one Experiment node. Killed and started again, finished cells
     are skipped and an unfinished one resumes. With [lr_protocol], each method's rate is
     chosen first, PISTOL's way, and held fixed. Then the table: per cell, each measure's
     mean and 95 % t interval over the seeds, and Spearman's rho of the per-edge deviation
-    score with edge degree and component density (95 % bootstrap interval).
+    score with edge degree and component density (95 % bootstrap interval). With
+    grid.inject_seeds (every seed on each of several injected models), the interval is over
+    the models' means, and the variance between models and between seeds is printed.
 
     \b
     Examples:
@@ -64,11 +66,13 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     if dry_run:
         cells = expand(spec)
         if spec.lr_protocol:   # the rates, and so the run ids, are known once the protocol has run
-            emit_rows(["cell", "seed"], [[c.group().replace("lr=default", "lr=protocol"), c.seed] for c in cells],
+            emit_rows(["cell", "seed"], [[c.group().replace("lr=default", "lr=protocol"), _seed(c)] for c in cells],
                       "table")
         else:
-            emit_rows(["cell", "seed", "run"], [[c.group(), c.seed, c.run_id(spec.name, spec.run)] for c in cells],
+            emit_rows(["cell", "seed", "run"], [[c.group(), _seed(c), c.run_id(spec.name, spec.run)] for c in cells],
                       "table")
+        if spec.inject_seeds:
+            click.echo(f"every seed on each of {len(spec.inject_seeds)} injected models (grid.inject_seeds)")
         rates = "" if not spec.lr_protocol else (
             "; learning rates chosen first by the protocol: "
             + ", ".join(f"{m} {len(spec.lr_protocol.grid_for(m))}" for m in spec.methods) + " trial run(s) per model")
@@ -98,6 +102,13 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     for s in A.STRUCTURE:
         V.structure_figure(points, correlations["all"], s, out_dir / f"deviation_vs_{s}.png",
                            f"{spec.name}: per-edge deviation score")
+    component_columns, component_rows = A.components_table(rows)
+    if component_rows:
+        with (out_dir / "components.csv").open("w", encoding="utf-8") as csv_file:
+            emit_rows(component_columns, component_rows, "csv", out=csv_file)
+        with (out_dir / "table.md").open("a", encoding="utf-8") as md:
+            md.write("\n## Variance components (injected models, unlearning seeds of one model)\n\n"
+                     + markdown_table(component_columns, component_rows) + "\n")
     pair_columns, pair_rows = _paired(A, rows, pairs)
     if pair_rows:
         with (out_dir / "paired.csv").open("w", encoding="utf-8") as csv_file:
@@ -106,6 +117,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
         click.echo(json.dumps({"experiment": spec.name, "interval": "95% t over seeds",
                                "cells": [dict(zip(columns, r)) for r in full],
                                "correlations": [dict(zip(rho_columns, r)) for r in rho_rows],
+                               "components": [dict(zip(component_columns, r)) for r in component_rows],
                                "paired": [dict(zip(pair_columns, r)) for r in pair_rows]}, indent=2, default=str))
     elif fmt == "csv":
         emit_rows(columns, full, "csv")
@@ -116,10 +128,17 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
         for group, by in correlations.items():
             click.echo(f"{group}: deviation score vs " + "; vs ".join(f"{s.replace('_', ' ')} {V.describe(c)}"
                                                                         for s, c in by.items()))
+        if component_rows:
+            emit_rows(component_columns, component_rows, "table")
         if pair_rows:
             emit_rows(pair_columns, pair_rows, "table")
-        click.echo(f"mean ± half of the 95 % t interval over seeds; every measure in {out_dir / 'table.csv'}, "
-                   f"figures in {out_dir}")
+        nested = " (over the injected models' means where a row has several)" if component_rows else ""
+        click.echo(f"mean ± half of the 95 % t interval over seeds{nested}; every measure in "
+                   f"{out_dir / 'table.csv'}, figures in {out_dir}")
+
+
+def _seed(cell) -> str:
+    return str(cell.seed) if cell.inject_seed is None else f"{cell.seed} on model {cell.inject_seed}"
 
 
 def _compact(rows) -> tuple[list[str], list[list]]:

@@ -2,6 +2,11 @@
 measure's mean and 95 % t interval over the seeds; and per forget edge, its deviation score
 beside its edge degree and component density, with their rank correlations.
 
+A grid with ``inject_seeds`` is nested: every unlearning seed runs on each of several injected
+models. Its rows then take the interval over the injected models' means (the model is the unit
+that was sampled) and report the variance components: between injected models, and between
+unlearning seeds of one model (``components``).
+
 Every value is read back from the graph (Run and EdgeResult nodes), so the table of a finished
 experiment can be made again at any time, and a test can check it against its own Cypher.
 """
@@ -12,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 
 from audit.experiment.runner import CELL
-from audit.experiment.stats import Correlation, Interval, spearman, t_interval
+from audit.experiment.stats import Components, Correlation, Interval, components, spearman, t_interval
 from audit.measure import metrics as M
 from audit.results import store as R
 from audit.results.resurfacing import MIA_ATTACKS
@@ -32,16 +37,29 @@ RUN_MEASURES = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score",
                 # text graphs (HANKER): the same over the forget edges the retain corpus does not state
                 "forget_rouge1_unique_after", "forget_memorized_unique_after", "forget_edges_redundant",
                 "forget_semantic_rate_after", "forget_semantic_rate_unique_after",
+                # HANKER's relative inflation (before: what injection left) and memorization cases by its
+                # two criteria, over all forget edges and without the redundant ones (docs/runs.md)
+                "forget_rouge1_inflation_after", "forget_rouge1_inflation_before",
+                "forget_semantic_rate_inflation_after", "forget_semantic_rate_inflation_before",
+                "forget_memorized_rouge1_after", "forget_memorized_rouge1_unique_after",
+                "forget_memorized_rouge1_drop_after", "forget_memorized_rouge1_drop_before",
+                "forget_memorized_semantic_after", "forget_memorized_semantic_unique_after",
+                "forget_memorized_semantic_drop_after", "forget_qa_pairs_redundant_share",
                 # resurfacing checks (docs/robustness.md)
                 *RESURFACING_MEASURES)
 EDGE_MEASURES = tuple(m for m in M.QA_MEASURES if m != "rouge1")
 MEASURES = RUN_MEASURES + tuple(f"forget_{m}_after" for m in EDGE_MEASURES)
+# (the inflations, drops and the redundant share measure the audit set's bias: neither direction is better)
 LOWER_IS_BETTER = {"forget_rouge1_after", "deviation_score", "forget_memorized_after", "forget_rouge1_unique_after",
                    "forget_memorized_unique_after", "forget_semantic_rate_after", "forget_semantic_rate_unique_after",
+                   "forget_memorized_rouge1_after", "forget_memorized_rouge1_unique_after",
+                   "forget_memorized_semantic_after", "forget_memorized_semantic_unique_after",
                    *(f"forget_{m}_after" for m in EDGE_MEASURES),
                    # membership AUCs: 0.5 is the goal (like never seen), neither direction
                    *(m for m in RESURFACING_MEASURES if not m.startswith("retain_") and "_auc_" not in m)}
 STRUCTURE = ("edge_degree", "component_density")
+# the measures whose variance components a nested grid reports
+COMPONENT_MEASURES = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")
 
 
 @dataclass
@@ -58,10 +76,26 @@ class CellRow:
     runs: list[str] = field(default_factory=list)
     seeds: list[int] = field(default_factory=list)
     values: dict[str, list[float]] = field(default_factory=dict)     # measure -> one value per run
-    by_seed: dict[int, dict[str, float]] = field(default_factory=dict)   # seed -> that run's measures
+    inject_seeds: list[int | None] = field(default_factory=list)     # the injected model of each run
+    # (injected model, unlearning seed) -> that run's measures
+    by_seeds: dict[tuple[int | None, int], dict[str, float]] = field(default_factory=dict)
+
+    def nested(self) -> bool:
+        """Several unlearning seeds on one injected model, and more than one model (grid.inject_seeds)."""
+        models = set(self.inject_seeds)
+        return 1 < len(models) < len(self.inject_seeds)
 
     def interval(self, measure: str) -> Interval | None:
+        """Mean and 95 % t interval over the seeds; in a nested grid, over the injected models' means."""
+        if self.nested():
+            c = self.components(measure)
+            return None if c is None else Interval(c.mean, c.low, c.high, c.models)
         return t_interval(self.values.get(measure, []))
+
+    def components(self, measure: str) -> Components | None:
+        """Between injected models and between unlearning seeds of one model (stats.components)."""
+        pairs = [(seeds, v[measure]) for seeds, v in self.by_seeds.items() if v.get(measure) is not None]
+        return components([v for _, v in pairs], [seeds[0] for seeds, _ in pairs])
 
     def paper_deviation_score(self) -> float | None:
         """PISTOL's DS of the cell, as its tables give it (Qiu, Shen et al., Sec. 4): from the mean
@@ -135,10 +169,12 @@ def read_experiment(store: GraphStore, experiment: str,
         row = rows.setdefault(link["cell"], CellRow(link["cell"], props["graph"], props.get("selector"),
                                                     props["method"], unlearn.get("lr"), props["model"],
                                                     props.get("mode", "joint"), _options_of(link["cell"])))
+        injected = json.loads(props.get("injection_config") or "{}").get("seed")
         row.runs.append(link["run"])
         row.seeds.append(unlearn.get("seed"))
+        row.inject_seeds.append(injected)
         measured = run_values(props, results)
-        row.by_seed[unlearn.get("seed")] = measured
+        row.by_seeds[(injected, unlearn.get("seed"))] = measured
         for name, value in measured.items():
             row.values.setdefault(name, []).append(value)
         points += _edge_points(link, results)
@@ -184,16 +220,38 @@ def table(rows: list[CellRow]) -> tuple[list[str], list[list]]:
     (``MEASURES``, then the per-domain ones)."""
     extra = sorted({m for r in rows for m in r.values} - set(MEASURES))
     present = [m for m in (*MEASURES, *extra) if any(r.values.get(m) for r in rows)]
-    columns = ["graph", "selector", "method", "options", "lr", "model", "mode", "seeds", "deviation_score_paper"]
+    columns = ["graph", "selector", "method", "options", "lr", "model", "mode", "seeds", "injected_models",
+               "deviation_score_paper"]
     for m in present:
         columns += [m, f"{m}_low", f"{m}_high"]
     out = []
     for r in rows:
-        line = [r.graph, r.selector, r.method, r.options, r.lr, r.model, r.mode, len(r.runs), r.paper_deviation_score()]
+        line = [r.graph, r.selector, r.method, r.options, r.lr, r.model, r.mode, len(r.runs),
+                len(set(r.inject_seeds)), r.paper_deviation_score()]
         for m in present:
             i = r.interval(m)
             line += [i.mean, i.low, i.high] if i else [None, None, None]
         out.append(line)
+    return columns, out
+
+
+def components_table(rows: list[CellRow]) -> tuple[list[str], list[list]]:
+    """Per nested row and main measure: the mean over injected models with its interval, and the
+    standard deviations between models and between unlearning seeds of one model, with the share
+    of the variance between models. Empty when no row is nested."""
+    columns = ["graph", "selector", "method", "options", "lr", "model", "measure", "injected_models", "runs",
+               "mean", "low", "high", "sd_between_models", "sd_between_seeds", "share_between_models"]
+    out = []
+    for r in rows:
+        if not r.nested():
+            continue
+        for m in COMPONENT_MEASURES:
+            c = r.components(m)
+            if c is None:
+                continue
+            sd = [None if v is None else v ** 0.5 for v in (c.between_models, c.within_models)]
+            out.append([r.graph, r.selector, r.method, r.options, r.lr, r.model, m, c.models, c.runs, c.mean,
+                        c.low, c.high, *sd, c.share_between()])
     return columns, out
 
 
@@ -210,13 +268,19 @@ class PairedRow:
     mode: str
     measure: str
     differences: list[float]       # one per seed both selectors ran
+    models: list[int | None] = field(default_factory=list)   # the injected model of each difference
 
     def interval(self) -> Interval | None:
+        """A paired t interval over seeds; over the injected models' mean differences in a nested grid."""
+        if 1 < len(set(self.models)) < len(self.models):
+            c = components(self.differences, self.models)
+            return None if c is None else Interval(c.mean, c.low, c.high, c.models)
         return t_interval(self.differences)
 
 
 def paired(rows: list[CellRow], a: str, b: str, measure: str) -> list[PairedRow]:
-    """Per method (options, model, mode), ``measure`` of selector ``a`` minus ``b``, matched by seed."""
+    """Per method (options, model, mode), ``measure`` of selector ``a`` minus ``b``, matched by seed
+    (and injected model)."""
     out = []
     by_key: dict[tuple, dict[str, CellRow]] = {}
     for r in rows:
@@ -225,8 +289,10 @@ def paired(rows: list[CellRow], a: str, b: str, measure: str) -> list[PairedRow]
         if a not in selectors or b not in selectors:
             continue
         ra, rb = selectors[a], selectors[b]
-        seeds = sorted(seed for seed in set(ra.by_seed) & set(rb.by_seed)
-                       if measure in ra.by_seed[seed] and measure in rb.by_seed[seed])
-        differences = [ra.by_seed[seed][measure] - rb.by_seed[seed][measure] for seed in seeds]
-        out.append(PairedRow(method, options, ra.lr, rb.lr, model, mode, measure, differences))
+        units = sorted((u for u in set(ra.by_seeds) & set(rb.by_seeds)
+                        if measure in ra.by_seeds[u] and measure in rb.by_seeds[u]),
+                       key=lambda u: (-1 if u[0] is None else u[0], u[1]))
+        differences = [ra.by_seeds[u][measure] - rb.by_seeds[u][measure] for u in units]
+        out.append(PairedRow(method, options, ra.lr, rb.lr, model, mode, measure, differences,
+                             [u[0] for u in units]))
     return out

@@ -25,9 +25,11 @@ class Cell:
     model: str
     per_edge: bool
     seed: int
+    inject_seed: int | None = None   # grid.inject_seeds: the injected model this seed unlearns from
 
     def group(self) -> str:
-        """The cell without its seed: the row of the aggregate table its runs are averaged into."""
+        """The cell without its seeds (unlearning and injection): the row of the aggregate table
+        its runs are averaged into."""
         options = self.options_text()
         parts = [self.graph, self.selector, self.method + (f"[{options}]" if options else ""),
                  f"lr={self.lr:g}" if self.lr is not None else "lr=default", self.model,
@@ -42,7 +44,10 @@ class Cell:
         and any change to the cell or to what the runs share is another run. Files count by their
         content, not their path (a moved checkout keeps its ids); the device and the evaluation
         batch size change no result and are left out."""
-        text = json.dumps({"experiment": experiment, "cell": asdict(self), "run": run_identity(run_options)},
+        cell = asdict(self)
+        if cell["inject_seed"] is None:
+            del cell["inject_seed"]   # the ids of grids without inject_seeds stay what they were
+        text = json.dumps({"experiment": experiment, "cell": cell, "run": run_identity(run_options)},
                           sort_keys=True, default=str)
         return f"{experiment}-{self.method}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
@@ -59,7 +64,8 @@ def run_identity(run_options: dict) -> dict:
 
 def expand(spec: ExperimentSpec, chosen_lrs: dict[tuple[str, str, str], float] | None = None) -> list[Cell]:
     """Every cell of the grid, in a fixed order (graphs, selectors, methods, options, models,
-    rates, modes, then seeds innermost, so a group's seeds run one after another).
+    rates, modes, injected models, then seeds innermost, so a group's seeds run one after another
+    and each injected model is trained once and then reused from the cache).
 
     ``chosen_lrs``: the learning-rate protocol's rate per (graph, method, model), used where the
     grid gives no rates.
@@ -70,7 +76,8 @@ def expand(spec: ExperimentSpec, chosen_lrs: dict[tuple[str, str, str], float] |
         for options in spec.method_options.get(method, ({},)):
             for model in spec.models:
                 lrs = spec.lrs or (chosen_lrs.get((graph, method, model)),)
-                for lr, per_edge, seed in itertools.product(lrs, spec.per_edge, spec.seeds):
+                for lr, per_edge, inject_seed, seed in itertools.product(lrs, spec.per_edge,
+                                                                         spec.inject_seeds or (None,), spec.seeds):
                     cells.append(Cell(graph, selector, method, tuple(sorted(options.items())), lr, model, per_edge,
-                                      seed))
+                                      seed, inject_seed))
     return cells

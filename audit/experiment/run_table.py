@@ -30,11 +30,14 @@ def unlearn_config(run: dict, lr: float | None, seed: int) -> UnlearnConfig:
     return UnlearnConfig(lr=lr, seed=seed, **{k: run[k] for k in UNLEARN_KEYS if k in run})
 
 
-def injection_config(run: dict, seed: int) -> InjectionConfig:
+def injection_config(run: dict, seed: int, inject_seed: int | None = None) -> InjectionConfig:
     """The injection settings of a cell. One injected model per seed by default; with [run]
     inject_seed, one for every seed, so the seeds vary the unlearning only (model-to-model
-    spread out of the intervals)."""
-    return InjectionConfig(seed=run.get("inject_seed", seed),
+    spread out of the intervals); with grid.inject_seeds, the cell's own ``inject_seed``
+    (several injected models, every seed on each: both spreads, told apart)."""
+    if inject_seed is None:
+        inject_seed = run.get("inject_seed", seed)
+    return InjectionConfig(seed=inject_seed,
                            **{field: run[key] for key, field in INJECT_KEYS.items() if key in run})
 
 

@@ -92,7 +92,8 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
 def _grid_record(spec: ExperimentSpec) -> dict:
     return {"graphs": [g.name for g in spec.graphs], "selectors": list(spec.selectors), "methods": list(spec.methods),
             "seeds": list(spec.seeds), "models": list(spec.models), "per_edge": list(spec.per_edge),
-            "lrs": list(spec.lrs) if spec.lrs else None, "method_options": spec.method_options, "run": spec.run}
+            "lrs": list(spec.lrs) if spec.lrs else None, "method_options": spec.method_options, "run": spec.run,
+            **({"inject_seeds": list(spec.inject_seeds)} if spec.inject_seeds else {})}
 
 
 def _ensure_graphs(store: GraphStore, spec: ExperimentSpec, report) -> None:
@@ -128,7 +129,7 @@ def _check_selectors(store: GraphStore, spec: ExperimentSpec) -> None:
 def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path, checks: bool = True) -> RunRequest:
     """The `audit run` of one cell: the cell's axes and the file's [run] options."""
     o = spec.run
-    injection, unlearn = injection_config(o, cell.seed), unlearn_config(o, cell.lr, cell.seed)
+    injection, unlearn = injection_config(o, cell.seed, cell.inject_seed), unlearn_config(o, cell.lr, cell.seed)
     equivalence = o.get("equivalence", "embedding")
     return RunRequest(
         graph=cell.graph, select=cell.selector, method=cell.method,
@@ -164,7 +165,8 @@ def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, 
         remaining = len(cells) - position + 1
         # the median cell, not the mean: a cell that trained a new injected model is an outlier
         eta = f"; about {_duration(remaining * statistics.median(seconds))} left" if seconds else ""
-        report(f"cell {position}/{len(cells)}: {cell.group()} seed {cell.seed} (run {run_id}){eta}")
+        model = f", injected model {cell.inject_seed}" if cell.inject_seed is not None else ""
+        report(f"cell {position}/{len(cells)}: {cell.group()} seed {cell.seed}{model} (run {run_id}){eta}")
         started = time.perf_counter()
         summary = _run_cell(store, spec, cell, run_id, cache_dir, CELL, report)
         seconds.append(time.perf_counter() - started)
@@ -190,7 +192,9 @@ def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[d
             for model in spec.models:
                 trials = []
                 for lr in p.grid_for(method):
-                    cell = Cell(graph, p.selector, method, (), lr, model, False, p.seed)
+                    # on the first injected model of a nested grid, as PISTOL chose rates on one model
+                    cell = Cell(graph, p.selector, method, (), lr, model, False, p.seed,
+                                spec.inject_seeds[0] if spec.inject_seeds else None)
                     run_id = cell.run_id(f"{spec.name}-lr", spec.run)
                     report(f"lr protocol: {method} on {graph} ({model}), lr {lr:g} (run {run_id})")
                     summary = _run_cell(store, spec, cell, run_id, cache_dir, TRIAL, report)

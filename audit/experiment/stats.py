@@ -8,6 +8,10 @@ correlation with its bootstrap interval.
   percentile bootstrap interval (2,000 resamples of the edges with all their measurements,
   seeded): the PISTOL claim "more connected edges are harder to forget" as one number with its
   uncertainty.
+- ``components``: with several injected models and several unlearning seeds on each (a nested
+  design), how much of the spread is between injected models and how much between unlearning
+  seeds of one model: one-way random-effects analysis of variance, and the mean's interval over
+  the models' means (the injected model is the unit that was sampled).
 """
 
 from __future__ import annotations
@@ -92,3 +96,55 @@ def spearman(x: list[float], y: list[float], clusters: list[str] | None = None, 
 
 def _rho(pairs: list[tuple]) -> float:
     return float(scipy_stats.spearmanr([p[0] for p in pairs], [p[1] for p in pairs]).statistic)
+
+
+@dataclass(frozen=True)
+class Components:
+    """Variance components of a nested design: injected models, unlearning seeds within each."""
+    mean: float             # of the models' means (each model weighs the same)
+    low: float | None       # 95 % t interval over the models' means (k - 1 degrees of freedom)
+    high: float | None
+    models: int             # k
+    runs: int               # N
+    between_models: float | None    # sigma^2 of the model effect (0 when the estimate is negative)
+    within_models: float | None     # sigma^2 of the unlearning seeds within one model
+
+    def share_between(self) -> float | None:
+        """The intraclass correlation: the share of the total variance between injected models."""
+        if self.between_models is None or self.within_models is None:
+            return None
+        total = self.between_models + self.within_models
+        return self.between_models / total if total > 0 else None
+
+
+def components(values: list[float], groups: list) -> Components | None:
+    """One-way random-effects ANOVA of ``values`` grouped by ``groups`` (the injected model of each
+    run). With k groups, N values, n_i per group (Searle, Casella & McCulloch, Variance
+    Components, 1992, Sec. 3.5; ANOVA estimators, unbalanced groups allowed):
+
+        MSB = sum_i n_i (mean_i - mean)^2 / (k - 1)        MSW = sum_ij (y_ij - mean_i)^2 / (N - k)
+        n0  = (N - sum_i n_i^2 / N) / (k - 1)
+        sigma^2_within = MSW                              sigma^2_between = max(0, (MSB - MSW) / n0)
+
+    The interval is the t interval over the k group means: seeds of one model are not
+    independent draws of the model, so an interval over all N runs would be too narrow whenever
+    the models differ. None without values; the components are None with one group or no
+    group of two values.
+    """
+    by_group: dict = {}
+    for v, g in zip(values, groups):
+        if v is not None:
+            by_group.setdefault(g, []).append(float(v))
+    if not by_group:
+        return None
+    k, n = len(by_group), sum(len(v) for v in by_group.values())
+    means = [statistics.fmean(v) for v in by_group.values()]
+    over_models = t_interval(means)
+    between = within = None
+    if k > 1 and n > k:
+        grand = statistics.fmean(v for vs in by_group.values() for v in vs)
+        msb = sum(len(vs) * (m - grand) ** 2 for vs, m in zip(by_group.values(), means)) / (k - 1)
+        msw = sum((v - m) ** 2 for vs, m in zip(by_group.values(), means) for v in vs) / (n - k)
+        n0 = (n - sum(len(vs) ** 2 for vs in by_group.values()) / n) / (k - 1)
+        within, between = msw, max(0.0, (msb - msw) / n0)
+    return Components(over_models.mean, over_models.low, over_models.high, k, n, between, within)

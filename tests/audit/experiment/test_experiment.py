@@ -5,6 +5,7 @@ independent computation from the EdgeResults read back with Cypher."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import statistics
 from pathlib import Path
@@ -118,6 +119,28 @@ def test_inject_seed_fixes_the_injected_model_across_seeds(tmp_path, dataset):
         assert [r.injection.seed for r in requests] == expected and [r.unlearn.seed for r in requests] == [0, 1]
 
 
+def test_inject_seeds_run_every_seed_on_each_injected_model(tmp_path, dataset):
+    from audit.experiment.runner import request_for
+    body = '[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 1]\ninject_seeds = [3, 5]\n'
+    spec = load_spec(experiment_file(tmp_path, dataset, body, name="n"))
+    cells = expand(spec)
+    requests = [request_for(spec, c, c.run_id(spec.name, spec.run), tmp_path) for c in cells]
+    assert [(r.injection.seed, r.unlearn.seed) for r in requests] == [(3, 0), (3, 1), (5, 0), (5, 1)]
+    assert len({c.run_id(spec.name, spec.run) for c in cells}) == 4 and len({c.group() for c in cells}) == 1
+
+
+def test_a_grid_without_inject_seeds_keeps_its_run_ids():
+    # the id as it was made before cells had an injected model: sha256 of the cell's fields
+    import hashlib
+    import json
+    cell = Cell("g", "edges:a", "ga", (), 0.001, "scratch:tiny", False, 2)
+    old = {"experiment": "x", "cell": {"graph": "g", "selector": "edges:a", "method": "ga", "options": [],
+                                       "lr": 0.001, "model": "scratch:tiny", "per_edge": False, "seed": 2},
+           "run": {"epochs": 3}}
+    digest = hashlib.sha256(json.dumps(old, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    assert cell.run_id("x", {"epochs": 3}) == f"x-ga-{digest}"
+
+
 def test_a_text_graph_is_built_from_its_corpora_and_trains_as_the_file_says(store, tmp_path):
     from audit.experiment.runner import _ensure_graphs, request_for
     examples = Path(__file__).resolve().parents[3] / "examples" / "text"
@@ -172,6 +195,11 @@ BAD = {
                                'grid = [0.001]\nretain_threshold = 2\n', "lr_protocol.retain_threshold"),
     "duplicate seed": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 0]\n', "grid.seeds: a value is listed twice"),
     "not toml": ('[grid\nselectors = 1\n', "not TOML"),
+    "one injected model and several": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n'
+                                       'inject_seeds = [0, 1]\n[run]\ninject_seed = 0\n',
+                                       "grid.inject_seeds: give [run] inject_seed"),
+    "injected model twice": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\ninject_seeds = [1, 1]\n',
+                             "grid.inject_seeds: a value is listed twice"),
     "protocol grid of a method not in the grid": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n'
                                                   '[lr_protocol]\ngrid = [0.001]\nmethods = {dpo = [0.01]}\n',
                                                   "lr_protocol.methods.dpo: unknown key"),
@@ -337,9 +365,47 @@ lrs = [0.003]
                                       *store_args])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0].startswith(
-        "graph,selector,method,options,lr,model,mode,seeds,deviation_score_paper,forget_rouge1_after")
+        "graph,selector,method,options,lr,model,mode,seeds,injected_models,deviation_score_paper,forget_rouge1_after")
     assert {p.name for p in out.iterdir()} >= {"table.md", "table.csv", "deviation_by_cell.png",
                                                "deviation_vs_edge_degree.png", "deviation_vs_component_density.png"}
+
+
+def test_a_nested_grid_reports_variance_components(store, store_args, tmp_path, dataset, run_cache):
+    path = experiment_file(tmp_path, dataset, """
+[grid]
+selectors = ["edges:0_1", "edges:3_4"]
+methods = ["ga"]
+seeds = [0, 1]
+inject_seeds = [0, 1]
+lrs = [0.003]
+""" + FAST, name="nest")
+    run_experiment(store, load_spec(path), run_cache, report=lambda line: None)
+    rows = {r.selector: r for r in A.read_experiment(store, "nest")[0]}
+    assert sorted(rows["edges:0_1"].inject_seeds) == [0, 0, 1, 1] and rows["edges:0_1"].nested()
+    # independently: each run's forget ROUGE-1 and its injected model, read back with Cypher
+    for selector, row in rows.items():
+        by_model: dict[int, list[float]] = {}
+        for run in row.runs:
+            (r,) = store.read("MATCH (r:Run {key: $run}) RETURN r.injection_config AS inj, "
+                              "r.forget_rouge1_after AS f", run=run)
+            by_model.setdefault(json.loads(r["inj"])["seed"], []).append(r["f"])
+        means = [statistics.fmean(v) for v in by_model.values()]
+        msw = statistics.fmean(statistics.variance(v) for v in by_model.values())   # 2 seeds per model
+        c = row.components("forget_rouge1_after")
+        assert (c.models, c.runs) == (2, 4) and c.within_models == pytest.approx(msw, abs=1e-12)
+        assert c.between_models == pytest.approx(max(0.0, statistics.variance(means) - msw / 2), abs=1e-12)
+        i = row.interval("forget_rouge1_after")   # over the two models' means: t with 1 degree of freedom
+        assert i.n == 2 and i.mean == pytest.approx(statistics.fmean(means))
+        assert i.high - i.mean == pytest.approx(T_975[1] * statistics.stdev(means) / math.sqrt(2), rel=1e-3, abs=1e-9)
+    (pair,) = A.paired(list(rows.values()), "edges:0_1", "edges:3_4", "forget_rouge1_after")
+    assert sorted(pair.models) == [0, 0, 1, 1] and pair.interval().n == 2
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["experiment", str(path), "--table-only", "--output", str(out), *store_args])
+    assert result.exit_code == 0, result.output
+    assert "sd_between_models" in result.output and "over the injected models' means" in result.output
+    lines = (out / "components.csv").read_text().splitlines()
+    assert lines[0].startswith("graph,selector,method,options,lr,model,measure,injected_models,runs,mean")
+    assert len(lines) == 1 + 2 * len(A.COMPONENT_MEASURES)
 
 
 def test_a_changed_file_is_refused_unless_replace(store, tmp_path, dataset, run_cache):
