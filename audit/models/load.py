@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +41,48 @@ class Hardware:
 
     @property
     def label(self) -> str:
-        name = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else "cpu"
+        if self.device.type == "cuda":
+            name = torch.cuda.get_device_name(self.device)
+        else:   # the thread count changes the order of float additions: part of what ran
+            name = f"cpu, {torch.get_num_threads()} thread(s)"
         return f"{name} ({str(self.dtype).removeprefix('torch.')})"
 
 
+def cpu_threads(cores: int | None = None, load: float | None = None) -> int:
+    """Torch's intra-op threads for a process starting now: the cores the other processes leave
+    free (``cores`` minus the 1-minute load average, rounded), at least 1. torch's default is one
+    thread per core whatever the load; on a shared machine at load 9 that made training 15x slower
+    than one thread, and on 2 cores with one busy, two threads were slower than one
+    (docs/benchmarks.md, "Threads under load")."""
+    cores = cores or len(os.sched_getaffinity(0))
+    load = os.getloadavg()[0] if load is None else load
+    return max(1, min(cores, round(cores - load)))
+
+
+_threads_set = False
+
+
+def _set_cpu_threads() -> None:
+    """Once per process, before it adds load of its own: ``AUDIT_THREADS`` when given, torch's
+    own choice when ``OMP_NUM_THREADS`` is set, else ``cpu_threads()``."""
+    global _threads_set
+    if _threads_set:
+        return
+    _threads_set = True
+    given = os.environ.get("AUDIT_THREADS")
+    if given:
+        if not given.isdigit() or int(given) < 1:
+            raise ConfigError(f"AUDIT_THREADS={given!r}: expected a whole number of threads, 1 or more")
+        torch.set_num_threads(int(given))
+    elif not os.environ.get("OMP_NUM_THREADS"):
+        torch.set_num_threads(cpu_threads())
+    log.info("torch uses %d CPU thread(s)", torch.get_num_threads())
+
+
 def select_hardware(requested: str = "auto") -> Hardware:
-    """``auto``: CUDA when present, else CPU. bf16 on CUDA when supported, float32 otherwise."""
+    """``auto``: CUDA when present, else CPU. bf16 on CUDA when supported, float32 otherwise.
+    The CPU's thread count is chosen by the load (``cpu_threads``), once per process."""
+    _set_cpu_threads()
     if requested == "auto":
         requested = "cuda" if torch.cuda.is_available() else "cpu"
     if requested.startswith("cuda") and not torch.cuda.is_available():

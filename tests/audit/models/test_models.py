@@ -109,3 +109,41 @@ def test_the_method_names_offered_without_torch_are_the_registered_ones():
     from audit.run.methods import METHODS
 
     assert sorted(METHODS) == sorted(UNLEARNING_METHODS)
+
+
+# -- threads under load --------------------------------------------------------------------------
+def test_threads_are_the_cores_the_load_leaves_free():
+    from audit.models.load import cpu_threads
+    assert cpu_threads(cores=2, load=0.3) == 2      # a quiet machine: every core
+    assert cpu_threads(cores=2, load=1.1) == 1      # one core busy elsewhere
+    assert cpu_threads(cores=2, load=9.0) == 1      # never fewer than one
+    assert cpu_threads(cores=16, load=4.2) == 12
+    assert cpu_threads(cores=4, load=0.0) == 4
+
+
+def test_audit_threads_and_omp_num_threads_are_honoured(tmp_path):
+    import subprocess
+    import sys
+    script = """
+import os, torch
+from audit.models import load
+from graphstore.errors import ConfigError
+def chosen(**env):
+    for k in ("AUDIT_THREADS", "OMP_NUM_THREADS"):
+        os.environ.pop(k, None)
+    os.environ.update(env)
+    load._threads_set = False
+    torch.set_num_threads(3)
+    try:
+        load.select_hardware("cpu")
+    except ConfigError as e:
+        return str(e)
+    return torch.get_num_threads()
+print(chosen(AUDIT_THREADS="1"), chosen(OMP_NUM_THREADS="3"), chosen(AUDIT_THREADS="x"), sep="|")
+print(load.select_hardware("cpu").label)
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("AUDIT_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
+    first, label = out.strip().splitlines()
+    assert first == "1|3|AUDIT_THREADS='x': expected a whole number of threads, 1 or more"
+    assert label == "cpu, 3 thread(s) (float32)"   # the run records the thread count it trained with
