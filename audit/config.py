@@ -314,11 +314,11 @@ def apply_options(config, options: dict[str, str], what: str):
         if key not in fields:
             raise ConfigError(f"{what} has no option {name!r}; valid: {', '.join(fields) or '(none)'}")
         current = getattr(config, key)
+        if text.lower() == "none" and "None" in str(fields[key].type):  # an optional field, set or not
+            setattr(config, key, None)
+            continue
         if current is None:  # an optional field: its annotation ("int | None") gives the type
             current = {"int": 0, "float": 0.0, "bool": False}.get(str(fields[key].type).split(" |")[0], "")
-            if text.lower() == "none":
-                setattr(config, key, None)
-                continue
         try:
             if isinstance(current, bool):
                 value = {"true": True, "1": True, "false": False, "0": False}[text.lower()]
