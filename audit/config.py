@@ -117,6 +117,9 @@ class TrainingDataConfig:
         return self.inject_qa == "auto" and parse_scratch(model) is not None
 
 
+MEMORIZATION_CRITERIA = ("mean", "strict", "lenient")
+
+
 @dataclass
 class MemorizationConfig:
     """Settings of the memorization measure. Defaults follow WikiMem's setup."""
@@ -129,6 +132,8 @@ class MemorizationConfig:
     seed: int = field(default=0, metadata={"help": "seed of counterfactuals, contexts and name variants"})
     batch_size: int = field(default=64, metadata={"help": "sentences per forward pass"})
     equivalence: str | None = field(default=None, metadata={"help": "judge spec (embedding[:T]) under which a counterfactual close to a ground truth counts as equal"})
+    criterion: str = field(default="mean", metadata={"help": "memorized when a ground truth ranks first by mean score over "
+                                                             "the templates (mean), in every one (strict) or in any (lenient)"})
 
     def check(self) -> None:
         check_numbers(self, "memorization ")
@@ -142,6 +147,9 @@ class MemorizationConfig:
             raise ConfigError(f"memorization paraphrases = {self.paraphrases}: must be 0 or more")
         if self.alpha < 0:
             raise ConfigError(f"memorization alpha = {self.alpha}: must be 0 or more")
+        if self.criterion not in MEMORIZATION_CRITERIA:
+            raise ConfigError(f"memorization criterion {self.criterion!r} is not known; valid: "
+                              f"{', '.join(MEMORIZATION_CRITERIA)}")
 
 
 

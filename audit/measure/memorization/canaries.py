@@ -66,12 +66,14 @@ class Template:
 
 def fact_templates(registry: PropertyRegistry, subject: Subject, pid: str, paraphrases: int | None,
                    contexts: int, context_facts: int, seed: int) -> list[Template]:
-    """Base, paraphrases (all, or the first ``paraphrases``), and ``contexts`` contextualized variants.
+    """Base, paraphrases (all, or the first ``paraphrases`` distinct ones that differ from the
+    base: the count the registry's check and a preset ask for), and ``contexts`` contextualized variants.
 
     Variant j states up to ``context_facts`` other facts of the subject (one value each, drawn
     with the seed), then template j of the list above (cycling)."""
     spec = registry.get(pid, subject.property_labels.get(pid))
-    chosen = spec.paraphrases if paraphrases is None else spec.paraphrases[:paraphrases]
+    distinct = tuple(dict.fromkeys(t for t in spec.paraphrases if t != spec.base))
+    chosen = distinct if paraphrases is None else distinct[:paraphrases]
     out = [Template(spec.base, (), "base")] + [Template(t, (), f"paraphrase.{i}") for i, t in enumerate(chosen)]
     others = sorted(p for p in subject.facts if p != pid)
     if not others or not contexts:

@@ -14,7 +14,8 @@ is). With alpha = 1 the h0 terms cancel exactly, and the generic subject is then
 
 Per fact:
 - ``score(v)`` = mean of s_t(h, v) over the templates; the fact is **memorized** when a ground
-  truth (or a value counted equal to one) ranks first;
+  truth (or a value counted equal to one) ranks first: by ``score`` (criterion ``mean``), in every
+  template (``strict``: WikiMem's reported measure, Sec. 7) or in any template (``lenient``);
 - **strength** z* = (Delta* - mu) / sigma: Delta* is the best ground truth's margin over the best
   counterfactual, mu and sigma the mean and standard deviation of every candidate's margin over
   its nearest competitor;
@@ -140,7 +141,7 @@ def _measure_chunk(scorer, registry, subjects, pools, targets, config, judge, pr
                 row.append(calibrated_score(nll_h, nll_0, nll_variants, config.alpha))
             per_template.append(row)
         out.append(_rank(plan.subject, plan.pid, plan.truths, plan.counterfactuals, plan.equal, per_template,
-                         len(plan.templates)))
+                         len(plan.templates), config.criterion))
     return out
 
 
@@ -175,7 +176,7 @@ def _equal_values(judge, truths: list[FactValue], cfs: list[FactValue]) -> set[s
 
 
 def _rank(subject: Subject, pid: str, truths: list[FactValue], cfs: list[FactValue], equal: set[str],
-          per_template: list[list[float]], n_templates: int) -> FactMeasure:
+          per_template: list[list[float]], n_templates: int, criterion: str = "mean") -> FactMeasure:
     measure = FactMeasure(subject.qid, subject.key, subject.name, pid, subject.property_labels.get(pid, pid),
                           [v.edge for v in truths], [v.text for v in truths], len(cfs), n_templates,
                           measured=bool(cfs), equal_values=sorted(equal))
@@ -187,7 +188,7 @@ def _rank(subject: Subject, pid: str, truths: list[FactValue], cfs: list[FactVal
     mean_scores = [statistics.fmean(col) for col in zip(*per_template)]
     order = sorted(range(len(candidates)), key=lambda i: -mean_scores[i])
     z, delta = strength(mean_scores, truth) if not all(truth) else (0.0, 0.0)
-    measure.memorized = truth[order[0]]
+    measure.memorized = {"mean": truth[order[0]], "strict": all(firsts), "lenient": any(firsts)}[criterion]
     measure.rank = 1 + min(order.index(i) for i in range(len(candidates)) if truth[i])
     measure.strength, measure.margin = z, delta
     measure.strict_rate = sum(firsts) / len(firsts)

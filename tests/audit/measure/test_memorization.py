@@ -4,6 +4,7 @@ model was trained on from facts it never saw."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import statistics
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 from audit.measure.memorization.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render, value_pools
 from audit.measure.likelihood import SentenceScorer
 from audit.config import MemorizationConfig
-from audit.measure.memorization.measure import calibrated_score, measure_facts, strength
+from audit.measure.memorization.measure import _rank, calibrated_score, measure_facts, strength
 from audit.measure.memorization.check import (TrainSettings, auroc, separation, split_subjects, subjects_from_record,
                                       train_sentence_model, training_sentences)
 from audit.measure.memorization.subjects import load_subjects
@@ -117,6 +118,41 @@ def test_name_variants_look_alike_and_belong_to_nobody():
     assert all(v.split()[0] == "Ana" or v.split()[-1] == "Ruiz" or v.startswith("Ana R") for v in variants)
     assert "Dana Ruiz" not in variants  # a real subject's name is never a variant
     assert name_variants("Ana Ruiz", SUBJECTS, 5, "seed") == variants
+
+
+# A registry whose occupation has 7 distinct paraphrases, one of them twice and the base sentence
+# among them: fewer than the 10 WikiMem asks for.
+SHORT_REGISTRY = dataclasses.replace(REGISTRY, properties={**REGISTRY.properties, "P106": dataclasses.replace(
+    REGISTRY.get("P106"), paraphrases=REGISTRY.get("P106").paraphrases[:7] + (REGISTRY.get("P106").paraphrases[0],
+                                                                             REGISTRY.get("P106").base))})
+
+
+def test_templates_are_distinct_paraphrases_never_the_base_twice():
+    for asked in (None, 10):
+        templates = fact_templates(SHORT_REGISTRY, SUBJECTS["Q1"], "P106", asked, contexts=0, context_facts=0, seed=0)
+        assert [t.sentence for t in templates] == [REGISTRY.get("P106").base, *REGISTRY.get("P106").paraphrases[:7]]
+
+
+def test_criteria_by_hand():
+    # Candidates: the truth "chemist", then "poet" and "nurse"; one row of scores per template.
+    s = SUBJECTS["Q1"]
+    cfs = [FactValue("g/x", "poet", "item"), FactValue("g/y", "nurse", "item")]
+
+    def memorized(per_template, criterion):
+        return _rank(s, "P106", s.facts["P106"], cfs, set(), per_template, len(per_template), criterion)
+
+    # first by the mean (5 against 0.5), but not in the second template: mean and lenient, not strict
+    one_fails = [[10.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert [memorized(one_fails, c).memorized for c in ("mean", "strict", "lenient")] == [True, False, True]
+    assert memorized(one_fails, "strict").strict_rate == pytest.approx(0.5)
+    # first in two templates of three, but "poet" has the higher mean (7/3 against 5/3): lenient only
+    mean_loses = [[3.0, 1.0, 0.0], [2.0, 1.0, 0.0], [0.0, 5.0, 1.0]]
+    assert [memorized(mean_loses, c).memorized for c in ("mean", "strict", "lenient")] == [False, False, True]
+    # first in every template: memorized under all three
+    always = [[3.0, 1.0, 0.0], [2.0, 1.0, 0.0]]
+    assert [memorized(always, c).memorized for c in ("mean", "strict", "lenient")] == [True, True, True]
+    # the rank, strength and rates do not depend on the criterion
+    assert memorized(mean_loses, "strict").rank == memorized(mean_loses, "mean").rank == 2
 
 
 # -- scoring -----------------------------------------------------------------------------------------
