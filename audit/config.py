@@ -122,7 +122,8 @@ MEMORIZATION_CRITERIA = ("mean", "strict", "lenient")
 
 @dataclass
 class MemorizationConfig:
-    """Settings of the memorization measure. Defaults follow WikiMem's setup."""
+    """Settings of the memorization measure. Defaults follow WikiMem's setup; ``preset`` names a
+    protocol the settings started from (``MEMORIZATION_PRESETS``, ``memorization_config``)."""
     counterfactuals: int = field(default=100, metadata={"help": "counterfactual values per fact, drawn from other subjects"})
     paraphrases: int | None = field(default=None, metadata={"help": "paraphrases used per property (default: all in the registry)"})
     contexts: int = field(default=4, metadata={"help": "contextualized variants per fact"})
@@ -134,6 +135,7 @@ class MemorizationConfig:
     equivalence: str | None = field(default=None, metadata={"help": "judge spec (embedding[:T]) under which a counterfactual close to a ground truth counts as equal"})
     criterion: str = field(default="mean", metadata={"help": "memorized when a ground truth ranks first by mean score over "
                                                              "the templates (mean), in every one (strict) or in any (lenient)"})
+    preset: str | None = field(default=None, metadata={"help": "the named protocol these settings started from (None: none)"})
 
     def check(self) -> None:
         check_numbers(self, "memorization ")
@@ -150,7 +152,58 @@ class MemorizationConfig:
         if self.criterion not in MEMORIZATION_CRITERIA:
             raise ConfigError(f"memorization criterion {self.criterion!r} is not known; valid: "
                               f"{', '.join(MEMORIZATION_CRITERIA)}")
+        if self.preset is not None:
+            memorization_preset(self.preset)
 
+
+@dataclass(frozen=True)
+class MemorizationPreset:
+    """A named protocol of the memorization measure: the ``MemorizationConfig`` fields a paper
+    fixes. A run checks the graph can supply them (audit/measure/memorization/protocol.py)."""
+    name: str
+    source: str
+    settings: dict
+
+
+MEMORIZATION_PRESETS = {preset.name: preset for preset in (
+    MemorizationPreset("wikimem", "WikiMem, Staufer 2025, arXiv:2507.11128, Sec. 5-7 (Table 1)", {
+        "counterfactuals": 100,           # "calibrated NLL scores over 100 counterfactual values" (Sec. 6)
+        "paraphrases": 10,                # "one base template and ten paraphrased variants" (Sec. 6)
+        "contexts": 0,                    # Table 1's canaries are those 11; contextualized ones are a side result (Sec. 7)
+        "alpha": 1.0,                     # "We use alpha = 1" (Sec. 5, the calibrated score)
+        "criterion": "strict",            # "if just one template variant fails ... it does not count as memorized" (Sec. 7)
+        "equivalence": "embedding:0.75",  # footnote 7: equal when sentence-embedding cosine similarity > 0.75
+    }),
+)}
+
+
+def memorization_preset(name: str) -> MemorizationPreset:
+    """The preset called ``name``; an unknown name is a ``ConfigError`` that lists the valid ones."""
+    if name not in MEMORIZATION_PRESETS:
+        raise ConfigError(f"unknown memorization preset {name!r}; valid: {', '.join(MEMORIZATION_PRESETS)}")
+    return MEMORIZATION_PRESETS[name]
+
+
+def memorization_config(preset: str | None = None, **options) -> MemorizationConfig:
+    """The measure's settings: the defaults, then the preset's, then ``options`` (field values
+    given explicitly) over both, checked.
+
+    >>> memorization_config("wikimem", counterfactuals=20).counterfactuals
+    20
+    """
+    settings = dict(memorization_preset(preset).settings) if preset is not None else {}
+    config = MemorizationConfig(**{**settings, **options, "preset": preset})
+    config.check()
+    return config
+
+
+def memorization_config_from_options(options: dict[str, str], **fields) -> MemorizationConfig:
+    """``memorization_config`` from ``name=value`` strings (``--memorization-option``): ``preset``
+    first, wherever it was given, then the rest over it."""
+    rest = {k: v for k, v in options.items() if k != "preset"}
+    config = apply_options(memorization_config(options.get("preset"), **fields), rest, "the memorization measure")
+    config.check()
+    return config
 
 
 # -- resurfacing checks (docs/robustness.md) ------------------------------------------------------

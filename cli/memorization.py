@@ -7,14 +7,23 @@ import logging
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
-from audit.config import MemorizationConfig
+from audit.config import MEMORIZATION_CRITERIA, MEMORIZATION_PRESETS, MemorizationConfig, memorization_config
 from audit.results.schema import FactResult
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore.progress import say
 
 _config = MemorizationConfig()
+# The options that are fields of MemorizationConfig, by the same names: given beside --preset, they override it.
+CONFIG_OPTIONS = ("counterfactuals", "paraphrases", "contexts", "context_facts", "variants", "alpha", "equivalence",
+                  "criterion", "seed", "batch_size")
+PRESETS_HELP = "; ".join(f"{p.name}: " + ", ".join(f"{k} {v}" for k, v in p.settings.items())
+                         for p in MEMORIZATION_PRESETS.values())
+CRITERIA_TEXT = {"mean": "a ground truth ranks first by its mean score over the templates (criterion mean)",
+                 "strict": "a ground truth ranks first in every template (criterion strict)",
+                 "lenient": "a ground truth ranks first in at least one template (criterion lenient)"}
 TABLE = FactResult.check(["subject_name", "property", "property_label", "values", "memorized", "rank", "strength",
                           "strict_rate", "lenient_rate", "top_value", "counterfactuals"])
 
@@ -29,6 +38,10 @@ TABLE = FactResult.check(["subject_name", "property", "property_label", "values"
               help="A trained Hugging Face causal LM folder or hub id, a .gguf file, or a model package such as "
                    "gemma3-270m (audit models).")
 @click.option("--run-id", default=None, metavar="ID", help="Name of the run (default <graph>-memorization-<UTC time>).")
+@click.option("--preset", default=None, metavar="NAME",
+              help=f"A named protocol of the measure ({PRESETS_HELP}; docs/wikidata.md). Every option below given "
+                   "beside it overrides its value; their defaults shown here are those without a preset. A property "
+                   "whose registry paraphrases or graph values fall short of it is warned about, not padded.")
 @click.option("--counterfactuals", type=int, default=_config.counterfactuals, show_default=True,
               help="Counterfactual values per fact, drawn (seeded) from other subjects' values of the property.")
 @click.option("--paraphrases", type=int, default=None,
@@ -41,7 +54,11 @@ TABLE = FactResult.check(["subject_name", "property", "property_label", "values"
               help="Similar-looking name variants S(h) for the calibration.")
 @click.option("--alpha", type=float, default=_config.alpha, show_default=True, help="Weight of the name-variant calibration.")
 @click.option("--equivalence", default=None, metavar="SPEC",
-              help="Count counterfactuals a judge finds equal to a ground truth as ground truths: embedding[:T].")
+              help="Count counterfactuals a judge finds equal to a ground truth as ground truths: embedding[:T], "
+                   "or none.")
+@click.option("--criterion", type=click.Choice(MEMORIZATION_CRITERIA), default=_config.criterion, show_default=True,
+              help="When a fact is memorized: a ground truth ranks first by its mean score over the templates, "
+                   "in every template (strict: WikiMem's reported rate), or in any (lenient).")
 @click.option("--seed", type=int, default=_config.seed, show_default=True, help="Seed of counterfactuals, contexts, variants.")
 @click.option("--batch-size", type=int, default=_config.batch_size, show_default=True, help="Sentences per forward pass.")
 @click.option("--properties-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -49,8 +66,8 @@ TABLE = FactResult.check(["subject_name", "property", "property_label", "values"
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
 @format_option
 @connection_options
-def memorization(graph_name, subjects, properties, model, run_id, counterfactuals, paraphrases, contexts,
-                 context_facts, variants, alpha, equivalence, seed, batch_size, properties_file, device, fmt, settings):
+def memorization(graph_name, subjects, properties, model, run_id, preset, properties_file, device, fmt, settings,
+                 **options):
     """Measure which facts about people a model has memorized, and write them back.
 
     For every (subject, property) fact: canary sentences (base, paraphrases, contextualized
@@ -65,15 +82,19 @@ def memorization(graph_name, subjects, properties, model, run_id, counterfactual
       audit memorization --graph people --subject Q42 --model ./my-llama
       audit memorization --graph people --subject "Ada Lovelace" --property P106 --property P19 --model ./m
       audit memorization --graph people --model ./m --counterfactuals 20 --run-id people-mem
+      audit memorization --graph people --model ./m --preset wikimem --property P106 --property P27
     """
     # The measure needs torch and transformers: imported here, so the command line starts fast.
     from audit.results.store import read_fact_results
     from audit.run.memorization import MemorizationRequest, run_memorization
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts,
-                                context_facts=context_facts, variants=variants, alpha=alpha, seed=seed,
-                                batch_size=batch_size, equivalence=equivalence)
+    context = click.get_current_context()
+    given = {name: options[name] for name in CONFIG_OPTIONS
+             if context.get_parameter_source(name) is not ParameterSource.DEFAULT}
+    if given.get("equivalence") == "none":
+        given["equivalence"] = None
+    config = memorization_config(preset, **given)
     request = MemorizationRequest(graph=graph_name, model=model, subjects=list(subjects), properties=list(properties),
                                   run_id=run_id, device=device, registry_file=properties_file, config=config)
     with GraphStore.open(settings) as store:
@@ -82,4 +103,5 @@ def memorization(graph_name, subjects, properties, model, run_id, counterfactual
         results = read_fact_results(store, run)
     emit_rows(TABLE, [[r.get(c) for c in TABLE] for r in results], fmt)
     click.echo(f"run {run}: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
+    click.echo(f"memorized: {CRITERIA_TEXT[config.criterion]}" + (f" (preset {preset})" if preset else ""))
     click.echo(f"forget set of the memorized facts: audit run --graph {graph_name} --select memorized:SUBJECT@{run}")

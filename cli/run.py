@@ -10,8 +10,8 @@ import click
 
 from audit.config import (EVAL_BATCH_SIZE, INJECT_QA, MIXED_PASSAGES, PRETRAINED_UNLEARN_LR, RESURFACING_CHECKS,
                           SCRATCH_UNLEARN_LR, SMALL_MODEL_WIDTH, TRAIN_ON, UNLEARNING_METHODS, InjectionConfig,
-                          MemorizationConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig, apply_options,
-                          check_names)
+                          ResurfacingConfig, TrainingDataConfig, UnlearnConfig, apply_options, check_names,
+                          memorization_config_from_options)
 from audit.run.selectors import SELECTORS
 from audit.measure.metrics import summary_rows
 from cli.common import connection_options, emit_rows, format_option
@@ -85,7 +85,8 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
                    "(a pretrained model and Wikidata people, or a model you trained).")
 @click.option("--memorization-option", "memorization_options", multiple=True, metavar="NAME=VALUE",
               help="Wikidata graphs: a setting of the memorization measure run before and after unlearning, "
-                   "e.g. counterfactuals=20 (see audit memorization --help). Repeatable.")
+                   "e.g. counterfactuals=20, or preset=wikimem (WikiMem's protocol; the other settings given "
+                   "override it; see audit memorization --help). Repeatable.")
 @click.option("--inject-batch-size", type=int, default=_inject.batch_size, show_default=True, help="Injection batch size.")
 @click.option("--eval-batch-size", type=int, default=EVAL_BATCH_SIZE, show_default=True,
               help="QA pairs per generation/scoring batch.")
@@ -155,7 +156,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
         eval_batch_size=eval_batch_size, equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir or settings.store_dir / "cache",
         injection=InjectionConfig(target_rouge1=inject_target, max_epochs=inject_max_epochs, lr=inject_lr,
                                   batch_size=inject_batch_size, seed=seed, enabled=not no_inject),
-        memorization=apply_options(MemorizationConfig(seed=seed), _options(memorization_options), "the memorization measure"),
+        memorization=memorization_config_from_options(_options(memorization_options), seed=seed),
         unlearn=UnlearnConfig(epochs=epochs, lr=lr, batch_size=batch_size, grad_accum=grad_accum, lora_r=lora_r,
                               lora_alpha=lora_alpha, lora_targets=lora_targets, seed=seed,
                               gradient_checkpointing=gradient_checkpointing),

@@ -16,6 +16,7 @@ from pathlib import Path
 from audit.config import MemorizationConfig, as_dict, parse_scratch
 from audit.measure.memorization.measure import MEASURE_VERSION, FactMeasure
 from audit.measure.memorization.measurer import Measurer
+from audit.measure.memorization.protocol import protocol_warnings
 from audit.measure.memorization.subjects import load_subjects, resolve_subjects, targets_for
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.questions.properties import load_registry
@@ -81,6 +82,8 @@ def run_memorization(store: GraphStore, request: MemorizationRequest,
     if existing is not None:
         report(f"run {run} is already complete; nothing to do")
         return run, {k: existing.get(k) for k in summary([]) if k in existing}
+    for line in protocol_warnings(registry, subjects, targets, request.config):
+        log.warning(line)
     life.start({"kind": KIND, "method": KIND, "mode": "measure", "forget_edges": [], "hardware": hardware.label})
     report(f"measuring {len(targets)} fact(s) of {len(qids)} subject(s) of {request.graph} with {request.model} "
            f"({hardware.label})")
@@ -118,6 +121,8 @@ class UnlearningMemorization:
         if len(done) == len(self.targets) and all(phase_name("memorized", phase) in r for r in done):
             return
         if self.measurer is None:
+            for line in protocol_warnings(self.registry, self.subjects, self.targets, self.request.memorization):
+                log.warning(line)
             self.measurer = Measurer(self.model, self.tokenizer, self.registry, self.subjects, self.request.memorization)
         elif self.measurer.scorer.model is not self.model:
             self.measurer.use_model(self.model)

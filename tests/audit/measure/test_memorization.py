@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
+import logging
 import math
 import statistics
 
@@ -15,8 +17,10 @@ from click.testing import CliRunner
 
 from audit.measure.memorization.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render, value_pools
 from audit.measure.likelihood import SentenceScorer
-from audit.config import MemorizationConfig
+from audit.config import MemorizationConfig, memorization_config
 from audit.measure.memorization.measure import _rank, calibrated_score, measure_facts, strength
+from audit.measure.memorization.protocol import Shortfall, protocol_warnings, shortfalls
+from audit.results.store import get_run, read_fact_results
 from audit.measure.memorization.check import (TrainSettings, auroc, separation, split_subjects, subjects_from_record,
                                       train_sentence_model, training_sentences)
 from audit.measure.memorization.subjects import load_subjects
@@ -153,6 +157,37 @@ def test_criteria_by_hand():
     assert [memorized(always, c).memorized for c in ("mean", "strict", "lenient")] == [True, True, True]
     # the rank, strength and rates do not depend on the criterion
     assert memorized(mean_loses, "strict").rank == memorized(mean_loses, "mean").rank == 2
+
+
+def test_the_preset_says_what_the_data_falls_short_of():
+    # Ana Ruiz's facts; the four subjects' other values (by hand): occupation editor, nurse, poet (3);
+    # place of birth Lagos, Xi'an (2); citizenship China, Nigeria (2); sex or gender none (0).
+    targets = [("Q1", p) for p in ("P106", "P19", "P21", "P27")]
+    config = memorization_config("wikimem")
+    found = shortfalls(SHORT_REGISTRY, SUBJECTS, targets, config)
+    assert found == [
+        Shortfall("counterfactuals", "P106", "occupation", 100, 1, 1, 3),
+        Shortfall("counterfactuals", "P19", "place of birth", 100, 1, 1, 2),
+        Shortfall("counterfactuals", "P21", "sex or gender", 100, 1, 1, 0),
+        Shortfall("counterfactuals", "P27", "country of citizenship", 100, 1, 1, 2),
+        Shortfall("templates", "P106", "occupation", 11, 1, 1, 8),   # base + 7 distinct paraphrases
+    ]
+    lines = protocol_warnings(SHORT_REGISTRY, SUBJECTS, targets, config)
+    assert lines == [
+        "preset wikimem: the run asks 11 templates (base + 10 paraphrases) per fact; the property registry holds "
+        "fewer distinct paraphrases of: P106 (occupation) 1 of 1 fact(s), as few as 8 (each fact is measured with "
+        "what there is; its FactResult records its templates)",
+        "preset wikimem: the run asks 100 counterfactuals per fact; the graph holds fewer other values of: "
+        "P106 (occupation) 1 of 1 fact(s), as few as 3; P19 (place of birth) 1 of 1 fact(s), as few as 2; "
+        "P21 (sex or gender) 1 of 1 fact(s), as few as 0; P27 (country of citizenship) 1 of 1 fact(s), as few as 2 "
+        "(each fact is measured with what there is; its FactResult records its counterfactuals)"]
+    # the shipped registry has the 10 paraphrases; settings given over the preset are named
+    given = memorization_config("wikimem", counterfactuals=2)
+    assert protocol_warnings(REGISTRY, SUBJECTS, [("Q1", "P19")], given) == [
+        "preset wikimem (WikiMem, Staufer 2025, arXiv:2507.11128, Sec. 5-7 (Table 1)) with settings of its own: "
+        "counterfactuals=2 (the preset's: 100)"]
+    # without a preset, nothing is promised and nothing is said
+    assert protocol_warnings(SHORT_REGISTRY, SUBJECTS, targets, MemorizationConfig()) == []
 
 
 # -- scoring -----------------------------------------------------------------------------------------
@@ -296,6 +331,46 @@ def test_cli_memorization_select_and_unlearn(synthetic, store, store_args, tmp_p
     refused = runner.invoke(cli, ["run", "--graph", "people", "--select", "memorized:Nobody Here", "--model",
                                   str(synthetic["model"]), "--no-inject", *base])
     assert refused.exit_code == 1 and "no subject of graph 'people'" in refused.output
+
+
+def test_cli_memorization_preset_records_its_settings(synthetic, store, store_args, caplog):
+    runner = CliRunner()
+    built = runner.invoke(cli, ["build", "--wikidata", str(synthetic["path"]), "--graph", "people", *store_args],
+                          catch_exceptions=False)
+    assert built.exit_code == 0, built.output
+    person = sorted(synthetic["injected"])[0]
+    with caplog.at_level(logging.WARNING):
+        # the preset, with two of its settings overridden (and no embedding model loaded)
+        measured = runner.invoke(cli, ["memorization", "--graph", "people", "--subject", person, "--model",
+                                       str(synthetic["model"]), "--run-id", "wm", "--device", "cpu", "--preset",
+                                       "wikimem", "--counterfactuals", "5", "--equivalence", "none", *store_args],
+                                 catch_exceptions=False)
+    assert measured.exit_code == 0, measured.output
+    assert "memorized: a ground truth ranks first in every template (criterion strict) (preset wikimem)" in measured.output
+    config = get_run(store, "wm").config
+    config = json.loads(config) if isinstance(config, str) else config
+    assert config == {**dataclasses.asdict(MemorizationConfig()), "preset": "wikimem", "counterfactuals": 5,
+                      "paraphrases": 10, "contexts": 0, "alpha": 1.0, "criterion": "strict", "equivalence": None}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("with settings of its own: counterfactuals=5 (the preset's: 100), equivalence=None (the preset's: "
+               "'embedding:0.75')" in w for w in warnings), warnings
+    facts = read_fact_results(store, "wm")
+    assert facts and all(f.templates == 11 for f in facts)        # base + 10 paraphrases, no contexts
+    assert all(f.counterfactuals <= 5 for f in facts)
+    for f in facts:
+        assert f.memorized == (f.measured and f.strict_rate == 1.0)
+    short = [f for f in facts if f.counterfactuals < 5]
+    if short:   # the synthetic people have few values of some properties: said, not padded
+        assert any("the graph holds fewer other values of" in w and short[0].property in w for w in warnings)
+
+
+@pytest.mark.parametrize("command", [["memorization", "--graph", "people", "--model", "./m", "--preset", "wikimen"],
+                                     ["run", "--graph", "people", "--select", "edges:x", "--memorization-option",
+                                      "preset=wikimen"]])
+def test_cli_an_unknown_preset_is_one_line_naming_the_valid_ones(command, store_args):
+    result = CliRunner().invoke(cli, [*command, *store_args])
+    assert result.exit_code == 1
+    assert result.output == "Error: unknown memorization preset 'wikimen'; valid: wikimem\n"
 
 
 def test_cli_memorization_check_reports_the_separation(store, store_args, tmp_path):
