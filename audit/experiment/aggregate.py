@@ -122,7 +122,10 @@ class EdgePoint:
 def run_values(props: dict, results: list[EdgeResult]) -> dict[str, float]:
     """One run's measures, from its Run node's ``props`` and its ``results``: its summary, the
     forget edges' mean of every other measure, and the retained edges' ROUGE-1 per domain
-    (``retain_rouge1_after_<domain>``: PISTOL's domain skew)."""
+    (``retain_rouge1_after_<domain>``: PISTOL's domain skew), also over the retained edges of
+    the domain in another connected component than the forget edge (``..._<domain>_independent``:
+    PISTOL's Table 4 measures its "independent retained" sales E*_F* and employment E*_q* edges,
+    which share no entity, directly or through other edges, with the forget edge A_C or A_n)."""
     out = {m: props[m] for m in RUN_MEASURES if props.get(m) is not None}
     forget = [r for r in results if r.role == "forget"]
     for m in EDGE_MEASURES:
@@ -130,19 +133,24 @@ def run_values(props: dict, results: list[EdgeResult]) -> dict[str, float]:
         if forget and all(v is not None for v in values):
             out[f"forget_{m}_after"] = M.mean(values)
     domain = {r.edge: r.domain for r in results}
+    component = {r.edge: r.component for r in results}
+    by_domain: dict[str, list[float]] = {}
     if props.get("mode") == "per-edge":
         # each forget edge's unlearning measured every other edge: average those of each domain
-        by_domain: dict[str, list[float]] = {}
         forget_edges = {f.edge for f in forget}
         for r in forget:
             for edge, value in zip(r.retain_edges_after or [], r.retain_rouge1_by_edge or []):
                 if edge not in forget_edges:
                     by_domain.setdefault(domain[edge], []).append(value)
+                    if component[edge] != r.component:
+                        by_domain.setdefault(f"{domain[edge]}_independent", []).append(value)
     else:
-        by_domain = {}
+        forgotten = {f.component for f in forget}
         for r in results:
             if r.role == "retain" and r.rouge1_after is not None:
                 by_domain.setdefault(r.domain, []).append(r.rouge1_after)
+                if r.component not in forgotten:
+                    by_domain.setdefault(f"{r.domain}_independent", []).append(r.rouge1_after)
     for d, values in sorted(by_domain.items()):
         out[f"retain_rouge1_after_{d}"] = M.mean(values)
     return out

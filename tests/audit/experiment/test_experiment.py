@@ -18,6 +18,7 @@ from audit.experiment.grid import Cell, expand
 from audit.experiment.runner import choose_rate, run_experiment
 from audit.experiment.spec import load_spec
 from audit.experiment.stats import spearman, t_interval
+from audit.results.schema import EdgeResult
 from cli.main import cli
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import PistolVariant, Rename
@@ -422,3 +423,33 @@ def test_a_changed_file_is_refused_unless_replace(store, tmp_path, dataset, run_
 def test_cells_have_stable_groups():
     cell = Cell("g", "edges:a", "npo", (("beta", 0.1),), 0.001, "scratch:tiny", False, 3)
     assert cell.group() == "g edges:a npo[beta=0.1] lr=0.001 scratch:tiny joint"
+
+
+# -- PISTOL's Table 4: independent retained edges --------------------------------------------------
+def _result(edge: str, role: str, domain: str, component: int, after: float, **more) -> EdgeResult:
+    return EdgeResult.from_props({"key": f"r/{edge}", "edge": edge, "role": role, "domain": domain,
+                                  "component": component, "rouge1_after": after, **more})
+
+
+def test_independent_retained_edges_are_those_outside_the_forget_edges_component():
+    # sample_data_1's shape: A_C forgotten in component 0; A_C2 (sales) and A_n (employment) share
+    # it; E1_F1 (sales) and E1_q1 (employment) form component 1, E2_F2 component 2
+    results = [_result("g/A_C", "forget", "sales", 0, 0.1), _result("g/A_C2", "retain", "sales", 0, 0.4),
+               _result("g/A_n", "retain", "employment", 0, 0.6), _result("g/E1_F1", "retain", "sales", 1, 0.8),
+               _result("g/E1_q1", "retain", "employment", 1, 1.0), _result("g/E2_F2", "retain", "sales", 2, 0.9)]
+    values = A.run_values({"mode": "joint"}, results)
+    assert values["retain_rouge1_after_sales"] == pytest.approx((0.4 + 0.8 + 0.9) / 3)
+    assert values["retain_rouge1_after_sales_independent"] == pytest.approx((0.8 + 0.9) / 2)
+    assert values["retain_rouge1_after_employment"] == pytest.approx((0.6 + 1.0) / 2)
+    assert values["retain_rouge1_after_employment_independent"] == pytest.approx(1.0)
+    # per-edge: each forget edge's own unlearning measured the others
+    sweep = [_result("g/A_C", "forget", "sales", 0, 0.1, retain_edges_after=["g/A_C2", "g/E1_F1", "g/E1_q1"],
+                     retain_rouge1_by_edge=[0.3, 0.7, 0.5]),
+             _result("g/E1_F1", "forget", "sales", 1, 0.2, retain_edges_after=["g/A_C", "g/A_C2", "g/E1_q1"],
+                     retain_rouge1_by_edge=[0.9, 0.8, 0.2]),
+             _result("g/A_C2", "retain", "sales", 0, 0.5), _result("g/E1_q1", "retain", "employment", 1, 0.6)]
+    values = A.run_values({"mode": "per-edge"}, sweep)
+    # not counted: forget edges measured in another's unlearning (E1_F1 in A_C's, A_C in E1_F1's)
+    assert values["retain_rouge1_after_sales"] == pytest.approx((0.3 + 0.8) / 2)
+    assert values["retain_rouge1_after_sales_independent"] == pytest.approx(0.8)          # A_C2 after E1_F1's
+    assert values["retain_rouge1_after_employment_independent"] == pytest.approx(0.5)     # E1_q1 after A_C's
