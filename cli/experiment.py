@@ -29,7 +29,7 @@ SHOWN = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")   # th
               help="Folder for table.md, table.csv and the figures (default out/experiments/<name>).")
 @click.option("--pair", "pairs", multiple=True, metavar="SEL_A,SEL_B",
               help="Also print SEL_A minus SEL_B per method, matched by seed (a paired t interval): "
-                   "e.g. --pair edges:A_B,edges:A_C. Repeatable.")
+                   "e.g. --pair edges:A_B,edges:A_C; both must be selectors of the grid. Repeatable.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models and run checkpoints (default: <store>/cache), shared by the cells.")
 @connection_options
@@ -63,6 +63,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     spec = load_spec(file)
+    for pair in pairs:   # refused before anything runs
+        _split_pair(pair, spec.selectors)
     if dry_run:
         cells = expand(spec)
         if spec.lr_protocol:   # the rates, and so the run ids, are known once the protocol has run
@@ -109,7 +111,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
         with (out_dir / "table.md").open("a", encoding="utf-8") as md:
             md.write("\n## Variance components (injected models, unlearning seeds of one model)\n\n"
                      + markdown_table(component_columns, component_rows) + "\n")
-    pair_columns, pair_rows = _paired(A, rows, pairs)
+    pair_columns, pair_rows = _paired(A, rows, pairs, spec.selectors)
     if pair_rows:
         with (out_dir / "paired.csv").open("w", encoding="utf-8") as csv_file:
             emit_rows(pair_columns, pair_rows, "csv", out=csv_file)
@@ -157,13 +159,21 @@ def _compact(rows) -> tuple[list[str], list[list]]:
     return columns, out
 
 
-def _paired(A, rows, pairs: tuple[str, ...]) -> tuple[list[str], list[list]]:
+def _split_pair(pair: str, selectors: tuple[str, ...]) -> tuple[str, str]:
+    """SEL_A,SEL_B, both selectors of the grid. A selector may hold commas itself
+    (``edges:A_C,A_C2``), so the pair is cut at the comma that leaves a grid selector on each side."""
+    for i, char in enumerate(pair):
+        if char == "," and pair[:i] in selectors and pair[i + 1:] in selectors:
+            return pair[:i], pair[i + 1:]
+    raise click.BadParameter(f"{pair!r}: expected SEL_A,SEL_B, two of the grid's selectors: "
+                             + "; ".join(selectors), param_hint="--pair")
+
+
+def _paired(A, rows, pairs: tuple[str, ...], selectors: tuple[str, ...]) -> tuple[list[str], list[list]]:
     columns = ["pair", "method", "options", "model", "mode", "measure", "seeds", "mean_difference", "low", "high"]
     out = []
     for pair in pairs:
-        a, sep, b = pair.partition(",")
-        if not sep or not a or not b:
-            raise click.BadParameter(f"{pair!r}: expected SEL_A,SEL_B", param_hint="--pair")
+        a, b = _split_pair(pair, selectors)
         for measure in SHOWN:
             for p in A.paired(rows, a, b, measure):
                 i = p.interval()

@@ -368,11 +368,13 @@ def experiment_cases() -> list[Case]:
         Case("lrs-nan", run, head + grid + b"lrs = [nan]\n", "positive finite", extra=toml),
         Case("method-option-nan", run, head + grid.replace(b'"ga"', b'"npo"') + b"[method_options]\nnpo = [{beta = nan}]\n",
              "must be a finite number", extra=toml),
+        Case("pair-not-in-grid", run + ["--pair", "edges:A_B,edges:A_C"], head + grid,
+             "two of the grid's selectors", extra=toml),
         Case("retain-without-forget", run, head + b'retain = ["r.txt"]\n' + grid, "graphs[0].retain",
              extra={**toml, "r.txt": b"Ada was born in London.\n"}),
     ]
     return [Case(f"experiment-{c.id}", c.args, c.content, c.needle, c.name_file and c.id not in
-                 ("missing-graph", "bad-selector", "absent-edge", "table-never-run"), c.exit_codes, c.extra)
+                 ("missing-graph", "bad-selector", "absent-edge", "table-never-run", "pair-not-in-grid"), c.exit_codes, c.extra)
             for c in cases]
 
 

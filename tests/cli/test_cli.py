@@ -229,3 +229,13 @@ def test_quiet_does_not_stick_to_the_next_command_of_the_process(run):
     assert progress.is_quiet()
     assert run("status").exit_code == 0
     assert not progress.is_quiet()
+
+
+def test_a_pair_is_cut_where_both_sides_are_grid_selectors():
+    from cli.experiment import _split_pair
+    grid = ("edges:A_C", "edges:A_C,A_C2,A_C3", "audit-set")
+    assert _split_pair("edges:A_C,A_C2,A_C3,edges:A_C", grid) == ("edges:A_C,A_C2,A_C3", "edges:A_C")
+    assert _split_pair("edges:A_C,edges:A_C,A_C2,A_C3", grid) == ("edges:A_C", "edges:A_C,A_C2,A_C3")
+    assert _split_pair("audit-set,edges:A_C", grid) == ("audit-set", "edges:A_C")
+    with pytest.raises(click.BadParameter, match="two of the grid's selectors: edges:A_C; "):
+        _split_pair("edges:A_C,edges:A_B", grid)
