@@ -137,6 +137,16 @@ class MemorizationConfig:
                                                              "the templates (mean), in every one (strict) or in any (lenient)"})
     preset: str | None = field(default=None, metadata={"help": "the named protocol these settings started from (None: none)"})
 
+    def identity(self) -> dict:
+        """The settings as a run's digest counts them: ``criterion`` and ``preset`` only when they
+        are not the defaults, so that runs finished before those settings existed still resume."""
+        out = as_dict(self)
+        if out["criterion"] == "mean":
+            del out["criterion"]
+        if out["preset"] is None:
+            del out["preset"]
+        return out
+
     def check(self) -> None:
         check_numbers(self, "memorization ")
         for name in ("counterfactuals", "variants", "batch_size"):

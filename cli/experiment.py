@@ -28,7 +28,7 @@ SHOWN = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")   # th
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for table.md, table.csv and the figures (default out/experiments/<name>).")
 @click.option("--pair", "pairs", multiple=True, metavar="SEL_A,SEL_B",
-              help="Also print SEL_A minus SEL_B per method, matched by seed (a paired t interval): "
+              help="Also print SEL_A minus SEL_B per method, matched by seed and injected model (a paired t interval): "
                    "e.g. --pair edges:A_B,edges:A_C; both must be selectors of the grid. Repeatable.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models and run checkpoints (default: <store>/cache), shared by the cells.")
@@ -116,7 +116,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
         with (out_dir / "paired.csv").open("w", encoding="utf-8") as csv_file:
             emit_rows(pair_columns, pair_rows, "csv", out=csv_file)
     if fmt == "json":
-        click.echo(json.dumps({"experiment": spec.name, "interval": "95% t over seeds",
+        interval = "95% t over seeds" + ("; over the injected models' means in nested rows" if component_rows else "")
+        click.echo(json.dumps({"experiment": spec.name, "interval": interval,
                                "cells": [dict(zip(columns, r)) for r in full],
                                "correlations": [dict(zip(rho_columns, r)) for r in rho_rows],
                                "components": [dict(zip(component_columns, r)) for r in component_rows],
@@ -170,7 +171,8 @@ def _split_pair(pair: str, selectors: tuple[str, ...]) -> tuple[str, str]:
 
 
 def _paired(A, rows, pairs: tuple[str, ...], selectors: tuple[str, ...]) -> tuple[list[str], list[list]]:
-    columns = ["pair", "method", "options", "model", "mode", "measure", "seeds", "mean_difference", "low", "high"]
+    columns = ["pair", "method", "options", "model", "mode", "measure", "seeds", "injected_models", "mean_difference",
+               "low", "high"]
     out = []
     for pair in pairs:
         a, b = _split_pair(pair, selectors)
@@ -178,5 +180,5 @@ def _paired(A, rows, pairs: tuple[str, ...], selectors: tuple[str, ...]) -> tupl
             for p in A.paired(rows, a, b, measure):
                 i = p.interval()
                 out.append([f"{a} - {b}", p.method, p.options, p.model, p.mode, measure, len(p.differences),
-                            i.mean if i else None, i.low if i else None, i.high if i else None])
+                            len(set(p.models)), i.mean if i else None, i.low if i else None, i.high if i else None])
     return columns, out

@@ -100,7 +100,9 @@ class CellRow:
     def paper_deviation_score(self) -> float | None:
         """PISTOL's DS of the cell, as its tables give it (Qiu, Shen et al., Sec. 4): from the mean
         forget and retained ROUGE-1 over the seeds. ``deviation_score`` is the mean of the runs'
-        own scores, never smaller (the score is convex) and larger the more the runs differ."""
+        own scores, never smaller (the score is convex) and larger the more the runs differ. Every run
+        weighs the same here; a nested row's interval weighs every injected model the same, so with
+        unequal runs per model the two means differ slightly."""
         forget, retain = self.values.get("forget_rouge1_after"), self.values.get("retain_rouge1_after")
         if not forget or not retain or len(forget) != len(retain):
             return None
@@ -142,14 +144,14 @@ def run_values(props: dict, results: list[EdgeResult]) -> dict[str, float]:
             for edge, value in zip(r.retain_edges_after or [], r.retain_rouge1_by_edge or []):
                 if edge not in forget_edges:
                     by_domain.setdefault(domain[edge], []).append(value)
-                    if component[edge] != r.component:
+                    if None not in (component[edge], r.component) and component[edge] != r.component:
                         by_domain.setdefault(f"{domain[edge]}_independent", []).append(value)
     else:
         forgotten = {f.component for f in forget}
         for r in results:
             if r.role == "retain" and r.rouge1_after is not None:
                 by_domain.setdefault(r.domain, []).append(r.rouge1_after)
-                if r.component not in forgotten:
+                if r.component is not None and None not in forgotten and r.component not in forgotten:
                     by_domain.setdefault(f"{r.domain}_independent", []).append(r.rouge1_after)
     for d, values in sorted(by_domain.items()):
         out[f"retain_rouge1_after_{d}"] = M.mean(values)

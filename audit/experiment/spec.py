@@ -201,6 +201,10 @@ def _check(path: Path, data, sha256: str) -> ExperimentSpec:
     per_edge = c.items(grid.get("per_edge", [False]), "grid.per_edge", bool)
     lrs = _rates(c, grid["lrs"], "grid.lrs", sort=False) if "lrs" in grid else None
     inject_seeds = c.items(grid["inject_seeds"], "grid.inject_seeds", int) if "inject_seeds" in grid else None
+    for key, values in (("grid.seeds", seeds), ("grid.inject_seeds", inject_seeds or ())):
+        for i, seed in enumerate(values):
+            if not -INT64_MAX - 1 <= seed <= INT64_MAX:   # as audit run checks: here, not at the first cell
+                c.fail(f"{key}[{i}]", f"{seed!r}: must fit in 64 bits (at most {INT64_MAX})")
 
     options = _method_options(c, data.get("method_options", {}), methods)
     cells = (len(graphs) * len(selectors) * len(per_edge) * len(seeds) * len(models) * max(1, len(lrs or ()))

@@ -54,8 +54,13 @@ def cpu_threads(cores: int | None = None, load: float | None = None) -> int:
     thread per core whatever the load; on a shared machine at load 9 that made training 15x slower
     than one thread, and on 2 cores with one busy, two threads were slower than one
     (docs/benchmarks.md, "Threads under load")."""
-    cores = cores or len(os.sched_getaffinity(0))
-    load = os.getloadavg()[0] if load is None else load
+    if cores is None:   # the cores this process may run on; macOS has no affinity call
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):   # Windows has no load average: as if quiet
+            load = 0.0
     return max(1, min(cores, round(cores - load)))
 
 
@@ -68,14 +73,14 @@ def _set_cpu_threads() -> None:
     global _threads_set
     if _threads_set:
         return
-    _threads_set = True
     given = os.environ.get("AUDIT_THREADS")
     if given:
-        if not given.isdigit() or int(given) < 1:
+        if not given.isascii() or not given.isdigit() or int(given) < 1:
             raise ConfigError(f"AUDIT_THREADS={given!r}: expected a whole number of threads, 1 or more")
         torch.set_num_threads(int(given))
     elif not os.environ.get("OMP_NUM_THREADS"):
         torch.set_num_threads(cpu_threads())
+    _threads_set = True
     log.info("torch uses %d CPU thread(s)", torch.get_num_threads())
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.config import MemorizationConfig, as_dict, parse_scratch
+from audit.config import MemorizationConfig, parse_scratch
 from audit.measure.memorization.measure import MEASURE_VERSION, FactMeasure
 from audit.measure.memorization.measurer import Measurer
 from audit.measure.memorization.protocol import protocol_warnings
@@ -74,7 +74,7 @@ def run_memorization(store: GraphStore, request: MemorizationRequest,
     registry = load_registry(request.registry_file)
     hardware = select_hardware(request.device)
     settings = {"graph": request.graph, "graph_sha256": graph_info["sha256"], "model": request.model,
-                "subjects": qids, "properties": request.properties, "config": as_dict(request.config),
+                "subjects": qids, "properties": request.properties, "config": request.config.identity(),
                 "registry": registry.version, "measure": MEASURE_VERSION}
     run = R.run_key(request.run_id, request.graph, KIND)
     life = RunLifecycle(store, run, settings, memory_hint="lower --batch-size (sentences per forward pass)")

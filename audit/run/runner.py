@@ -112,7 +112,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
         "utility_sha256": _sha256(request.utility) if request.utility else None,
         "refusals": refusal_version, "per_edge": request.per_edge, "prompt_version": PROMPT_VERSION,
         "equivalence": judge.version if judge else None,
-        "memorization_config": as_dict(request.memorization) if graph_info["source"] == "wikidata" else None,
+        "memorization_config": request.memorization.identity() if graph_info["source"] == "wikidata" else None,
     }
     if request.training.text:   # QA training keeps the digest it always had, so older runs still resume
         settings["training_config"] = as_dict(request.training)

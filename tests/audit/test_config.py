@@ -68,3 +68,12 @@ def test_an_unknown_preset_is_refused_with_the_valid_names(build):
 def test_an_unknown_criterion_is_refused_with_the_valid_ones():
     with pytest.raises(ConfigError, match=r"^memorization criterion 'any' is not known; valid: mean, strict, lenient$"):
         memorization_config("wikimem", criterion="any")
+
+
+def test_default_settings_keep_the_digest_runs_had_before_criterion_and_preset():
+    # the fields a memorization run's digest held before the preset and the criterion existed
+    before = {"counterfactuals", "paraphrases", "contexts", "context_facts", "variants", "alpha", "seed",
+              "batch_size", "equivalence"}
+    assert set(MemorizationConfig().identity()) == before
+    strict = MemorizationConfig(criterion="strict", preset="wikimem").identity()
+    assert set(strict) == before | {"criterion", "preset"} and strict["criterion"] == "strict"

@@ -199,6 +199,9 @@ BAD = {
     "one injected model and several": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n'
                                        'inject_seeds = [0, 1]\n[run]\ninject_seed = 0\n',
                                        "grid.inject_seeds: give [run] inject_seed"),
+    "injected model past 64 bits": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n'
+                                    'inject_seeds = [1, 36893488147419103232]\n',
+                                    "grid.inject_seeds[1]: 36893488147419103232: must fit in 64 bits"),
     "injected model twice": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\ninject_seeds = [1, 1]\n',
                              "grid.inject_seeds: a value is listed twice"),
     "protocol grid of a method not in the grid": ('[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0]\n'
@@ -453,3 +456,11 @@ def test_independent_retained_edges_are_those_outside_the_forget_edges_component
     assert values["retain_rouge1_after_sales"] == pytest.approx((0.3 + 0.8) / 2)
     assert values["retain_rouge1_after_sales_independent"] == pytest.approx(0.8)          # A_C2 after E1_F1's
     assert values["retain_rouge1_after_employment_independent"] == pytest.approx(0.5)     # E1_q1 after A_C's
+
+
+def test_an_edge_without_a_component_is_never_counted_independent():
+    results = [_result("g/A_C", "forget", "sales", 0, 0.1), _result("g/X", "retain", "sales", None, 0.5),
+               _result("g/E1_F1", "retain", "sales", 1, 0.8)]
+    values = A.run_values({"mode": "joint"}, results)
+    assert values["retain_rouge1_after_sales_independent"] == pytest.approx(0.8)
+    assert values["retain_rouge1_after_sales"] == pytest.approx((0.5 + 0.8) / 2)

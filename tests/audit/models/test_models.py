@@ -127,23 +127,30 @@ def test_audit_threads_and_omp_num_threads_are_honoured(tmp_path):
     script = """
 import os, torch
 from audit.models import load
+ABOVE = os.cpu_count() + 1
 from graphstore.errors import ConfigError
 def chosen(**env):
     for k in ("AUDIT_THREADS", "OMP_NUM_THREADS"):
         os.environ.pop(k, None)
     os.environ.update(env)
     load._threads_set = False
-    torch.set_num_threads(3)
+    torch.set_num_threads(ABOVE)   # more than any choice by the load: kept only when nothing chose
     try:
         load.select_hardware("cpu")
     except ConfigError as e:
         return str(e)
     return torch.get_num_threads()
-print(chosen(AUDIT_THREADS="1"), chosen(OMP_NUM_THREADS="3"), chosen(AUDIT_THREADS="x"), sep="|")
-print(load.select_hardware("cpu").label)
+print(chosen(AUDIT_THREADS="1"), chosen(OMP_NUM_THREADS="3"), chosen(AUDIT_THREADS="x"), chosen(AUDIT_THREADS="²"),
+      sep="|")
+os.environ.pop("AUDIT_THREADS")
+print(load.select_hardware("cpu").label)   # a refused value chose nothing: this call chooses by the load
 """
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("AUDIT_THREADS", "OMP_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
     first, label = out.strip().splitlines()
-    assert first == "1|3|AUDIT_THREADS='x': expected a whole number of threads, 1 or more"
-    assert label == "cpu, 3 thread(s) (float32)"   # the run records the thread count it trained with
+    above = __import__("os").cpu_count() + 1
+    refused = "AUDIT_THREADS={!r}: expected a whole number of threads, 1 or more"
+    assert first == f"1|{above}|{refused.format('x')}|{refused.format('²')}"
+    # the run records the thread count it trained with: chosen by the load now, so at most the cores
+    threads = int(label.removeprefix("cpu, ").split(" ")[0])
+    assert label == f"cpu, {threads} thread(s) (float32)" and 1 <= threads < above
