@@ -140,25 +140,17 @@ class MemorizationConfig:
     def identity(self) -> dict:
         """The settings as a run's digest counts them: ``criterion`` and ``preset`` only when they
         are not the defaults, so that runs finished before those settings existed still resume."""
-        out = as_dict(self)
-        if out["criterion"] == "mean":
-            del out["criterion"]
-        if out["preset"] is None:
-            del out["preset"]
-        return out
+        added = {"criterion": "mean", "preset": None}   # the fields added since, at their defaults
+        return {k: v for k, v in as_dict(self).items() if k not in added or v != added[k]}
 
     def check(self) -> None:
         check_numbers(self, "memorization ")
         for name in ("counterfactuals", "variants", "batch_size"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be at least 1")
-        for name in ("contexts", "context_facts"):
-            if getattr(self, name) < 0:
+        for name in ("contexts", "context_facts", "paraphrases", "alpha"):
+            if getattr(self, name) is not None and getattr(self, name) < 0:
                 raise ConfigError(f"memorization {name.replace('_', '-')} = {getattr(self, name)}: must be 0 or more")
-        if self.paraphrases is not None and self.paraphrases < 0:
-            raise ConfigError(f"memorization paraphrases = {self.paraphrases}: must be 0 or more")
-        if self.alpha < 0:
-            raise ConfigError(f"memorization alpha = {self.alpha}: must be 0 or more")
         if self.criterion not in MEMORIZATION_CRITERIA:
             raise ConfigError(f"memorization criterion {self.criterion!r} is not known; valid: "
                               f"{', '.join(MEMORIZATION_CRITERIA)}")
@@ -196,11 +188,7 @@ def memorization_preset(name: str) -> MemorizationPreset:
 
 def memorization_config(preset: str | None = None, **options) -> MemorizationConfig:
     """The measure's settings: the defaults, then the preset's, then ``options`` (field values
-    given explicitly) over both, checked.
-
-    >>> memorization_config("wikimem", counterfactuals=20).counterfactuals
-    20
-    """
+    given explicitly) over both, checked (``memorization_config("wikimem", counterfactuals=20)``)."""
     settings = dict(memorization_preset(preset).settings) if preset is not None else {}
     config = MemorizationConfig(**{**settings, **options, "preset": preset})
     config.check()

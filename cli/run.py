@@ -150,6 +150,10 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
     from audit.run.runner import RunRequest, run_audit
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    unlearn = UnlearnConfig(epochs=epochs, lr=lr, batch_size=batch_size, grad_accum=grad_accum, lora_r=lora_r,
+                            lora_alpha=lora_alpha, lora_targets=lora_targets, seed=seed,
+                            gradient_checkpointing=gradient_checkpointing)
+    unlearn.check()   # first: a bad --seed is refused as itself, not as a setting built from it
     request = RunRequest(
         graph=graph_name, select=selector, cypher=cypher, method=method.lower(), method_options=_options(method_options),
         model=model, retain=retain_scope, utility=utility, idk=idk, per_edge=per_edge, run_id=run_id, device=device,
@@ -157,9 +161,7 @@ def run(graph_name, selector, cypher, method, method_options, model, per_edge, r
         injection=InjectionConfig(target_rouge1=inject_target, max_epochs=inject_max_epochs, lr=inject_lr,
                                   batch_size=inject_batch_size, seed=seed, enabled=not no_inject),
         memorization=memorization_config_from_options(_options(memorization_options), seed=seed),
-        unlearn=UnlearnConfig(epochs=epochs, lr=lr, batch_size=batch_size, grad_accum=grad_accum, lora_r=lora_r,
-                              lora_alpha=lora_alpha, lora_targets=lora_targets, seed=seed,
-                              gradient_checkpointing=gradient_checkpointing),
+        unlearn=unlearn,
         training=TrainingDataConfig(train_on=train_on, mixed_passages=mixed_passages, chunk_tokens=chunk_tokens,
                                     inject_qa=inject_qa),
         resurfacing=apply_options(ResurfacingConfig(checks=check_names(checks), seed=seed), _options(check_options),
