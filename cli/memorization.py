@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -17,8 +18,7 @@ from graphstore.progress import say
 
 _config = MemorizationConfig()
 # The options that are fields of MemorizationConfig, by the same names: given beside --preset, they override it.
-CONFIG_OPTIONS = ("counterfactuals", "paraphrases", "contexts", "context_facts", "variants", "alpha", "equivalence",
-                  "criterion", "seed", "batch_size")
+CONFIG_OPTIONS = tuple(f.name for f in dataclasses.fields(MemorizationConfig) if f.name != "preset")
 PRESETS_HELP = "; ".join(f"{p.name}: " + ", ".join(f"{k} {v}" for k, v in p.settings.items())
                          for p in MEMORIZATION_PRESETS.values())
 CRITERIA_TEXT = {"mean": "a ground truth ranks first by its mean score over the templates (criterion mean)",
@@ -91,7 +91,7 @@ def memorization(graph_name, subjects, properties, model, run_id, preset, proper
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     context = click.get_current_context()
     given = {name: options[name] for name in CONFIG_OPTIONS
-             if context.get_parameter_source(name) is not ParameterSource.DEFAULT}
+             if name in options and context.get_parameter_source(name) is not ParameterSource.DEFAULT}
     if given.get("equivalence") == "none":
         given["equivalence"] = None
     config = memorization_config(preset, **given)
