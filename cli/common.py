@@ -103,11 +103,18 @@ def emit_rows(columns: list[str], rows: list[list], fmt: str, out=None) -> None:
 
 
 def threshold_options(command: Callable) -> Callable:
-    """--leaked / --forgotten / --damaged: where a run's per-edge scores change status
-    (``audit.views.leakage.LeakageThresholds``), for every leakage view."""
+    """--leaked / --forgotten / --damaged / --margin: where a run's per-edge scores change status
+    (``audit.views.leakage.LeakageThresholds``), for every leakage view. The command receives
+    them as one ``thresholds`` argument."""
     from audit.views.leakage import LeakageThresholds
 
     defaults = LeakageThresholds()
+    names = ("leaked", "forgotten", "damaged", "margin")
+
+    @functools.wraps(command)
+    def with_thresholds(*args, **kwargs):
+        return command(*args, thresholds=LeakageThresholds(**{n: kwargs.pop(n) for n in names}), **kwargs)
+
     options = [
         click.option("--leaked", type=float, default=defaults.leaked, show_default=True,
                      help="A forget edge with ROUGE-1 after at or above this has leaked."),
@@ -115,7 +122,9 @@ def threshold_options(command: Callable) -> Callable:
                      help="A forget edge with ROUGE-1 after at or below this is forgotten (between: partly)."),
         click.option("--damaged", type=float, default=defaults.damaged, show_default=True,
                      help="A retained edge whose ROUGE-1 dropped by this much or more is damaged."),
+        click.option("--margin", type=float, default=defaults.margin, show_default=True,
+                     help="A score this close to a threshold is flagged borderline (its status could go either way)."),
     ]
     for option in reversed(options):
-        command = option(command)
-    return command
+        with_thresholds = option(with_thresholds)
+    return with_thresholds

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from audit.views.leakage import LeakageThresholds
 from cli.common import connection_options, emit_rows, format_option, threshold_options
 from graphstore import GraphStore
 
@@ -19,7 +18,7 @@ from graphstore import GraphStore
 @threshold_options
 @format_option
 @connection_options
-def compare(run_a, run_b, output, leaked, forgotten, damaged, fmt, settings):
+def compare(run_a, run_b, output, thresholds, fmt, settings):
     """Compare two runs of the same graph edge by edge: each edge's status and score in run A
     and run B (forget edges: ROUGE-1 after unlearning; retained edges: ROUGE-1 drop) and the
     difference B - A, then the forget edges leaked after A but not after B and after B but not
@@ -34,7 +33,6 @@ def compare(run_a, run_b, output, leaked, forgotten, damaged, fmt, settings):
     """
     from audit.views.compare import compare_runs, write_compare_figure   # matplotlib: only when comparing
 
-    thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:
         comparison = compare_runs(store, run_a, run_b, thresholds)
     columns, rows = comparison.table()

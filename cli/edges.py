@@ -10,6 +10,7 @@ import click
 from audit.results import store as R
 from audit.results.resurfacing import EDGE_COLUMNS
 from audit.results.schema import EdgeResult
+from audit.views.leakage import LeakageThresholds, borderline, classify
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore import queries as Q
@@ -67,6 +68,9 @@ def edges(graph_name, run_id, output, fmt, settings):
             table = (CHECK_TABLE if checked else RUN_TABLE) if fmt == "table" and output is None else columns
             table = [c for c in table if c in columns]
             rows = [[r.get(c) for c in table] for r in records]
+            if fmt == "table" and output is None:   # the status each view shows, and a flag at a threshold
+                table = [*table, "status", "borderline"]
+                rows = [[*row, *_status(r)] for row, r in zip(rows, records)]
         else:
             if graph_name is not None:
                 store.graph(graph_name)   # an unknown graph is an error, not an empty table
@@ -78,8 +82,17 @@ def edges(graph_name, run_id, output, fmt, settings):
         return
     emit_rows(table, rows, fmt)
     if run_id and fmt == "table":
+        t = LeakageThresholds()
         click.echo("better: on forget edges lower *_after (forgotten), on retained edges higher *_after (kept); "
                    "deviation_score lower (docs/metrics.md)")
+        click.echo(f"status at the default thresholds (forgotten <= {t.forgotten:g} < partly < {t.leaked:g} <= leaked; "
+                   f"damaged: drop >= {t.damaged:g}); borderline: within {t.margin:g} of the threshold named")
+
+
+def _status(record: dict) -> tuple[str | None, str | None]:
+    t = LeakageThresholds()
+    score, status = classify(record, t)
+    return status, borderline(record.get("role", "retain"), score, t)
 
 
 def _export(records: list[dict], path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from audit.views.leakage import LeakageThresholds, write_browser_leakage
+from audit.views.leakage import write_browser_leakage
 from cli.common import connection_options, emit_rows, threshold_options
 from graphstore import GraphStore
 
@@ -13,7 +13,7 @@ from graphstore import GraphStore
 @click.option("--run", "run_id", required=True, metavar="ID", help="The run (audit runs lists them).")
 @threshold_options
 @connection_options
-def leakage(run_id, leaked, forgotten, damaged, settings):
+def leakage(run_id, thresholds, settings):
     """Write (again) a run's leakage for Neo4j Browser and print how many edges have each status.
 
     Every forget edge gets, beside its FACT, a relationship typed by its status: LEAKED
@@ -28,7 +28,6 @@ def leakage(run_id, leaked, forgotten, damaged, settings):
       audit leakage --run demo-npo
       audit leakage --run demo-npo --leaked 0.9 --damaged 0.1
     """
-    thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:
         counts = write_browser_leakage(store, run_id, thresholds).counts()
     emit_rows(["status", "edges"], [[s, n] for s, n in counts.items()], "table")

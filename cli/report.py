@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from audit.views.leakage import LeakageThresholds
 from cli.common import connection_options, threshold_options
 from graphstore import GraphStore
 
@@ -17,7 +16,7 @@ from graphstore import GraphStore
               help="Folder for report.md and its PNG figures (default: report-<run>/).")
 @threshold_options
 @connection_options
-def report(run_id, output, leaked, forgotten, damaged, settings):
+def report(run_id, output, thresholds, settings):
     """Write a short report of one run: report.md with the run's settings, its summary, status
     counts, the forget edges and the most damaged retained edges, and PNG figures linked from
     it: forget ROUGE-1 and deviation score against edge degree (the PISTOL view), by component
@@ -32,7 +31,6 @@ def report(run_id, output, leaked, forgotten, damaged, settings):
     """
     from audit.views.report import default_output, write_report_files   # matplotlib: only when reporting
 
-    thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:
         files = write_report_files(store, run_id, output if output is not None else default_output(run_id), thresholds)
     for path in files:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from audit.views.leakage import STATUSES, LeakageThresholds
+from audit.views.leakage import STATUSES
 from audit.views.graph import DEFAULT_MAX_EDGES, default_output, load_view
 from audit.views.page import write_page
 from cli.common import connection_options, threshold_options
@@ -22,7 +22,7 @@ from graphstore import GraphStore
                    "their entities, then the others, most damaged first. 0 shows every edge.")
 @threshold_options
 @connection_options
-def view(run_id, output, max_edges, leaked, forgotten, damaged, settings):
+def view(run_id, output, max_edges, thresholds, settings):
     """Write one HTML page showing the graph of a run: entities as nodes, edges coloured by
     leakage (forget edges, green to red) or damage (retained edges, grey to orange), forget
     edges dashed and thick; hover or click an edge for its key, degree, density and measures;
@@ -36,7 +36,6 @@ def view(run_id, output, max_edges, leaked, forgotten, damaged, settings):
       audit view --run big-run --max-edges 0          # every edge, no cut
       audit view --run demo-npo --leaked 0.9 --forgotten 0.1 --damaged 0.3
     """
-    thresholds = LeakageThresholds(leaked=leaked, forgotten=forgotten, damaged=damaged)
     with GraphStore.open(settings) as store:
         data = load_view(store, run_id, thresholds, max_edges)
     path = write_page(data, output or default_output(run_id))

@@ -34,6 +34,9 @@ class LeakageThresholds:
     leaked: float = field(default=0.8, metadata={"help": "forget ROUGE-1 after at or above this: leaked"})
     forgotten: float = field(default=0.2, metadata={"help": "forget ROUGE-1 after at or below this: forgotten"})
     damaged: float = field(default=0.2, metadata={"help": "retained ROUGE-1 drop at or above this: damaged"})
+    margin: float = field(default=0.05, metadata={
+        "help": "a score this close to a threshold (or closer) is flagged borderline: one token more or less "
+                "in a 20-token answer moves ROUGE-1 recall by 0.05, so its status could go either way"})
 
     def __post_init__(self):
         if not 0.0 <= self.forgotten < self.leaked <= 1.0:
@@ -41,6 +44,8 @@ class LeakageThresholds:
                               f"({self.leaked}) <= 1")
         if not 0.0 < self.damaged <= 1.0:
             raise ConfigError(f"leakage threshold damaged = {self.damaged}: must be in (0, 1]")
+        if not 0.0 <= self.margin < 0.5:
+            raise ConfigError(f"leakage margin = {self.margin}: must be in [0, 0.5)")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -64,6 +69,7 @@ class EdgeLeakage:
     score: float | None       # forget: leakage (ROUGE-1 after); retain: damage (drop); None: not measured
     status: str | None        # one of STATUSES; None when not measured
     deviation_score: float | None = None   # per-edge sweeps: the edge's own unlearning
+    borderline: str | None = None          # the threshold the score lies within the margin of (see borderline())
 
     @property
     def measured(self) -> bool:
@@ -98,6 +104,23 @@ def classify(result: dict, thresholds: LeakageThresholds) -> tuple[float | None,
     return drop, "damaged" if drop >= thresholds.damaged else "kept"
 
 
+def borderline(role: str, score: float | None, thresholds: LeakageThresholds) -> str | None:
+    """The threshold a score lies within ``thresholds.margin`` of, or None: ``"forgotten"`` for a
+    forget edge at ROUGE-1 0.23 (threshold 0.2), ``"damaged"`` for a retained edge that dropped
+    0.17. Such an edge's status could go either way with one token or one seed; views flag it.
+
+    Example: ``borderline("forget", 0.23, LeakageThresholds())`` is ``"forgotten"``;
+    ``borderline("forget", 0.5, LeakageThresholds())`` is None.
+    """
+    if score is None:
+        return None
+    near = ((("forgotten", thresholds.forgotten), ("leaked", thresholds.leaked)) if role == "forget"
+            else (("damaged", thresholds.damaged),))
+    # a tiny tolerance so that a score exactly one margin away (0.25 vs 0.2) counts, whatever the rounding
+    hits = [(abs(score - at), name) for name, at in near if abs(score - at) <= thresholds.margin + 1e-9]
+    return min(hits)[1] if hits else None
+
+
 def run_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | None = None) -> RunLeakage:
     """Every edge result of ``run`` with its names, score and status.
 
@@ -120,7 +143,8 @@ def run_leakage(store: GraphStore, run: str, thresholds: LeakageThresholds | Non
             int(r.get("edge_degree") or 0), int(r.get("component") if r.get("component") is not None else -1),
             float(r.get("component_density") or 0.0), r.get("rouge1_before"),
             r.get("rouge1_after", r.get("retained_rouge1_after")), score, status,
-            r.get("deviation_score") if r.get("role") == "forget" else None))
+            r.get("deviation_score") if r.get("role") == "forget" else None,
+            borderline(r.get("role", "retain"), score, thresholds)))
     edges.sort(key=lambda e: (e.role != "forget", e.edge))
     return RunLeakage(node, edges, thresholds, results)
 
@@ -175,6 +199,14 @@ def reading(leakage: RunLeakage, summary: dict) -> list[str]:
              f"(ROUGE-1 <= {t.forgotten:g}; {counts['partly_forgotten']} partly, {counts['leaked']} leaked at >= {t.leaked:g}); "
              f"{counts['damaged']} of {retained} retained edge(s) damaged (ROUGE-1 down >= {t.damaged:g}); "
              f"{score} (lower is better, 0 = perfect)"]
+    near = [e for e in leakage.edges if e.borderline]
+    if near:
+        lines.append(f"{len(near)} edge(s) within {t.margin:g} of a threshold, so their status could go either way "
+                     f"(borderline: {', '.join(e.edge for e in near[:5])}{', ...' if len(near) > 5 else ''}); "
+                     "another seed tells more (audit experiment)")
+    if retained and counts["damaged"] == retained and retained > 1:
+        lines.append(f"every retained edge was damaged: the unlearning reached far beyond the forget set. Try a "
+                     "lower --lr or fewer --epochs, or a method with a retain term (gd, kl, idk)")
     before, after = summary.get("forget_rouge1_before"), summary.get("forget_rouge1_after")
     if before is not None and after is not None and before - after < UNMOVED:
         config = json.loads(leakage.run.get("unlearn_config") or "{}")
