@@ -18,16 +18,18 @@ from graphstore import GraphStore
 @connection_options
 def report(run_id, output, thresholds, settings):
     """Write a short report of one run: report.md with the run's settings, its summary, status
-    counts, the forget edges and the most damaged retained edges, and PNG figures linked from
-    it: forget ROUGE-1 and deviation score against edge degree (the PISTOL view), by component
-    density tier, by domain, ROUGE-1 before/after per edge, and for per-edge sweeps the
-    distributions over the swept edges. What each figure shows: docs/report.md.
+    counts, the forget edges, the most damaged retained edges, the borderline edges (within
+    --margin of a threshold), and PNG figures linked from it: forget ROUGE-1 and deviation score
+    against edge degree (the PISTOL view), by component density tier, by domain, ROUGE-1
+    before/after per edge, and for per-edge sweeps the distributions over the swept edges. What
+    each figure shows: docs/report.md.
 
     \b
     Examples:
       audit report --run demo-npo
       audit report --run demo-npo --output out/report-npo
       audit report --run demo-npo --leaked 0.9 --forgotten 0.1 --damaged 0.3
+      audit report --run demo-npo --margin 0.1
     """
     from audit.views.report import default_output, write_report_files   # matplotlib: only when reporting
 

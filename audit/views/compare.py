@@ -90,12 +90,12 @@ def compare_runs(store: GraphStore, run_a: str, run_b: str,
 
 
 def write_compare_figure(comparison: RunComparison, path: Path) -> Path:
-    """Scatter of A against B per edge (``audit.views.plots.compare_figure``)."""
+    """Scatter of A against B per edge (``audit.views.plots.draw_compare``)."""
     measured = [r for r in comparison.rows if r.score_a is not None and r.score_b is not None]
     forget = [P.PairedScores(r.edge, r.score_a, r.score_b) for r in measured if r.role == "forget"]
     retained = [P.PairedScores(r.edge, r.score_a, r.score_b) for r in measured if r.role == "retain"]
-    return P.compare_figure(forget, retained, comparison.thresholds, Path(path),
-                            _label(comparison.run_a), _label(comparison.run_b))
+    return P.write_figure(P.draw_compare(forget, retained, comparison.thresholds, _label(comparison.run_a),
+                                         _label(comparison.run_b)), Path(path))
 
 
 def _difference(a: EdgeLeakage, b: EdgeLeakage) -> EdgeDifference:

@@ -11,14 +11,19 @@ import numpy as np
 
 from audit.experiment.aggregate import STRUCTURE, CellRow, EdgePoint
 from audit.experiment.stats import Correlation
-from audit.views.plots import MAX_DEVIATION, plt, save_figure
+from audit.views.plots import deviation_limits, degree_ticks, finish, new_figure, write_figure
 
 FIGURE_SIZE = (10, 5)
 
 
 def cell_figure(rows: list[CellRow], path: Path, title: str) -> Path:
-    """One bar per cell: the mean deviation score over its seeds, the 95 % t interval as error bar."""
-    fig, ax = plt.subplots(figsize=(max(FIGURE_SIZE[0], 0.5 * len(rows)), FIGURE_SIZE[1]))
+    return write_figure(draw_cells(rows, title), path)
+
+
+def draw_cells(rows: list[CellRow], title: str):
+    """One bar per cell: the mean deviation score over its seeds, the 95 % t interval as error bar;
+    the axis from 0 to a little above the highest interval."""
+    fig, ax = new_figure((max(FIGURE_SIZE[0], 0.5 * len(rows)), FIGURE_SIZE[1]))
     means, errors, labels = [], [], []
     for r in rows:
         i = r.interval("deviation_score")
@@ -29,26 +34,33 @@ def cell_figure(rows: list[CellRow], path: Path, title: str) -> Path:
     x = np.arange(len(rows))
     ax.bar(x, means, yerr=errors, capsize=3, color="#6baed6")
     ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=8)
-    ax.set_ylim(0, MAX_DEVIATION)
+    tops = [m + e for m, e in zip(means, errors) if not np.isnan(m)]
+    ax.set_ylim(deviation_limits(tops))
     ax.set_ylabel("deviation score (lower is better)")
-    return save_figure(fig, path, title)
+    return finish(fig, title)
 
 
 def structure_figure(points: list[EdgePoint], correlations: dict[str, Correlation], structure: str, path: Path,
                      title: str) -> Path:
-    """Per forget edge and run: deviation score against ``edge_degree`` or ``component_density``,
-    one colour per method, Spearman's ρ over all points in the title."""
+    return write_figure(draw_structure(points, correlations, structure, title), path)
+
+
+def draw_structure(points: list[EdgePoint], correlations: dict[str, Correlation], structure: str, title: str):
+    """Per forget edge and run: deviation score against ``edge_degree`` (whole-degree ticks) or
+    ``component_density``, one colour per method, Spearman's ρ over all points in the title."""
     assert structure in STRUCTURE
-    fig, ax = plt.subplots(figsize=FIGURE_SIZE)
+    fig, ax = new_figure(FIGURE_SIZE)
     for method in sorted({p.method for p in points}):
         mine = [p for p in points if p.method == method]
         ax.scatter([getattr(p, structure) for p in mine], [p.deviation_score for p in mine], label=method, alpha=0.7, s=18)
     ax.set_xlabel(structure.replace("_", " "))
     ax.set_ylabel("deviation score")
-    ax.set_ylim(0, MAX_DEVIATION)
+    ax.set_ylim(deviation_limits([p.deviation_score for p in points]))
+    if structure == "edge_degree":
+        degree_ticks(ax, np.array([p.edge_degree for p in points]))
     if points:
-        ax.legend(fontsize=8)
-    return save_figure(fig, path, f"{title}: {describe(correlations.get(structure))}")
+        fig.legend(loc="outside right upper", fontsize=8)
+    return finish(fig, f"{title}: {describe(correlations.get(structure))}")
 
 
 def describe(c: Correlation | None) -> str:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.views import plots as P
-from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from audit.views.leakage import (FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, classify,
+                                 run_leakage)
 from audit.measure import metrics as M
 from audit.results.resurfacing import EDGE_COLUMNS, resurfaced_under
 from audit.run.selectors import DENSITY_TIERS, density_tier
@@ -21,6 +22,7 @@ from graphstore import GraphStore
 REPORT_FILE = "report.md"
 MAX_FORGET_ROWS = 200       # forget-edge table: the most leaked first, the rest in `audit edges --run`
 DAMAGED_ROWS = 10           # most damaged retained edges, in the table and the before/after bars
+MAX_BORDERLINE_ROWS = 50    # borderline edges, nearest their threshold first
 MISSING = "n/a"
 
 @dataclass(frozen=True)
@@ -75,13 +77,16 @@ def forget_points(leakage: RunLeakage) -> list[P.ForgetPoint]:
             continue
         ds = (e.deviation_score if is_sweep(leakage)
               else M.deviation_score(e.rouge1_after, 1.0 if retain is None else retain))
-        points.append(P.ForgetPoint(e.edge, e.edge_degree, e.rouge1_before, e.rouge1_after, ds, e.status))
+        points.append(P.ForgetPoint(e.edge, e.edge_degree, e.rouge1_before, e.rouge1_after, ds, e.status,
+                                    e.borderline))
     return sorted(points, key=lambda p: (p.edge_degree, p.edge))
 
 
 def most_damaged(leakage: RunLeakage, n: int = DAMAGED_ROWS) -> list[EdgeLeakage]:
-    retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
-    return sorted(retained, key=lambda e: (-e.score, e.edge))[:n]
+    """The ``n`` retained edges with the largest ROUGE-1 drop, of those that dropped at all: an
+    edge that kept (or gained) its ROUGE-1 is not damaged, however few others did worse."""
+    dropped = [e for e in leakage.edges if e.role != "forget" and e.status is not None and e.score > 0]
+    return sorted(dropped, key=lambda e: (-e.score, e.edge))[:n]
 
 
 def draw_figures(leakage: RunLeakage, out: Path, retained_after: dict | None = None) -> list[Figure]:
@@ -91,52 +96,61 @@ def draw_figures(leakage: RunLeakage, out: Path, retained_after: dict | None = N
     note = ("each edge's own unlearning" if is_sweep(leakage)
             else "edge's ROUGE-1 with the run's retained ROUGE-1")
     figures = [Figure("Forget ROUGE-1 and deviation score against edge degree",
-                      P.degree_figure(points, t, out / "degree.png", f"Run {name}", note),
+                      P.write_figure(P.draw_degree(points, t, f"Run {name}", note), out / "degree.png"),
                       "The PISTOL view. Left: each forget edge's ROUGE-1 recall after unlearning (filled, coloured "
                       "by status) and before (grey ring), against its edge degree; the dashed lines are the "
-                      "leaked and forgotten thresholds. Right: the deviation score of each forget edge "
-                      f"({note}); 0 is perfect. The black line joins the means at each degree.")]
+                      "leaked and forgotten thresholds, in their statuses' colours; a black ring marks an edge within "
+                      f"{t.margin:g} of a threshold (up to {P.MAX_RINGED} forget edges; all are listed under "
+                      "*Borderline edges*). Right: the deviation score of "
+                      f"each forget edge ({note}); 0 is perfect. A black dash is the mean of the edges at one degree, "
+                      f"drawn where at least {P.MIN_FOR_MEAN} edges share it; no line joins degrees.")]
     forget = [e for e in leakage.edges if e.role == "forget" and e.status is not None]
     retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
-    tiers = [P.GroupBars(f"{tier}\n({span})",
-                         [e.rouge1_after for e in forget if density_tier(e.component_density) == tier],
-                         [e.score for e in retained if density_tier(e.component_density) == tier])
+    tiers = [P.GroupScores(f"{tier} ({span})",
+                           [(e.rouge1_after, e.status) for e in forget if density_tier(e.component_density) == tier],
+                           [(e.score, e.status) for e in retained if density_tier(e.component_density) == tier])
              for tier, span in zip(DENSITY_TIERS, ("<= 1/3", "1/3 to 2/3", "> 2/3"))]
     figures.append(Figure("By component density tier",
-                          P.group_figure(tiers, out / "density_tiers.png", f"Run {name}: by component density tier",
-                                         "component density tier"),
-                          "Mean forget ROUGE-1 after unlearning (red; lower is better) and mean ROUGE-1 drop of the "
-                          "retained edges (purple; the damage, lower is better) in each density tier of the edges' "
-                          "components; n = how many edges each bar averages."))
+                          P.write_figure(P.draw_groups(tiers, t, f"Run {name}: by component density tier",
+                                                       "component density tier"), out / "density_tiers.png"),
+                          "Left: the forget edges' ROUGE-1 recall after unlearning (lower is better); right: the "
+                          "retained edges' ROUGE-1 drop (the damage, lower is better), in each density tier of the "
+                          "edges' components. A hollow bar is the tier's mean, the dots its edges coloured by "
+                          "status, n under each tier; a tier without edges of a role is left out of that panel."))
     domains = sorted({e.domain or "" for e in leakage.edges})
-    groups = [P.GroupBars(d or "(none)", [e.rouge1_after for e in forget if (e.domain or "") == d],
-                          [e.score for e in retained if (e.domain or "") == d]) for d in domains]
-    figures.append(Figure("By domain", P.group_figure(groups, out / "domains.png", f"Run {name}: by domain", "domain"),
+    groups = [P.GroupScores(d or "(none)", [(e.rouge1_after, e.status) for e in forget if (e.domain or "") == d],
+                            [(e.score, e.status) for e in retained if (e.domain or "") == d]) for d in domains]
+    figures.append(Figure("By domain",
+                          P.write_figure(P.draw_groups(groups, t, f"Run {name}: by domain", "domain"),
+                                         out / "domains.png"),
                           "As the tiers, grouped by the edges' domain."))
     shown = most_damaged(leakage)
     bar_note = f"Forget edges: all {len(points)}, by edge degree. " + (
         "No retained edge measured." if not retained else
-        f"Retained edges: the {len(shown)} most damaged of {len(retained)}"
-        + ("" if len(shown) == len(retained) else " (all: `audit edges --run`)")
+        f"No retained edge lost ROUGE-1 (of {len(retained)})." if not shown else
+        f"Retained edges: the {len(shown)} most damaged of the {_count_dropped(leakage)} that lost ROUGE-1 "
+        f"(of {len(retained)})" + ("" if len(shown) == _count_dropped(leakage) else "; all: `audit edges --run`")
         + ("; 'after' is their mean over the other edges' unlearnings." if is_sweep(leakage) else "."))
     figures.append(Figure("ROUGE-1 before and after, per edge",
-                          P.before_after_figure(points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status)
-                                                         for e in shown],
-                                                out / "before_after.png", f"Run {name}: ROUGE-1 before and after",
-                                                bar_note),
-                          "Pairs of bars per edge: before unlearning (light blue) and after (coloured by status). "
+                          P.write_figure(P.draw_before_after(
+                              points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status) for e in shown],
+                              f"Run {name}: ROUGE-1 before and after", bar_note), out / "before_after.png"),
+                          "Pairs of bars per edge: before unlearning (outline) and after (filled, coloured by status). "
                           + bar_note))
     if is_sweep(leakage):
         retained_after = retained_after or {}
-        damage = [e.rouge1_before - retained_after[e.edge] for e in leakage.edges
-                  if e.rouge1_before is not None and retained_after.get(e.edge) is not None]
+        damage = [classify({"role": "retain", "rouge1_before": e.rouge1_before,
+                            "retained_rouge1_after": retained_after[e.edge]}, t)
+                  for e in leakage.edges if e.rouge1_before is not None and retained_after.get(e.edge) is not None]
         figures.append(Figure("Distributions over the sweep",
-                              P.sweep_figure([p.rouge1_after for p in points],
-                                             [p.deviation_score for p in points if p.deviation_score is not None],
-                                             damage, t, out / "sweep.png", f"Run {name}: distributions over the sweep"),
-                              "Histograms over the swept edges of the forget ROUGE-1 after each edge's own unlearning "
-                              "and of its deviation score, and over every edge of its ROUGE-1 drop averaged over the "
-                              "unlearnings of the other edges (where the damage fell). The black line is the mean."))
+                              P.write_figure(P.draw_sweep(points, damage, t,
+                                                          f"Run {name}: distributions over the sweep"),
+                                             out / "sweep.png"),
+                              "Histograms, stacked by status: over the swept edges the forget ROUGE-1 after each "
+                              "edge's own unlearning and its deviation score (coloured by the edge's forget status), "
+                              "and over every edge its ROUGE-1 drop averaged over the unlearnings of the other edges "
+                              "(where the damage fell; damaged or kept by the same threshold as a retained edge). "
+                              "The black line is the mean."))
     return figures
 
 
@@ -159,6 +173,7 @@ def render(leakage: RunLeakage, figures: list[Figure]) -> str:
     lines += ["## Statuses", "", table(["status", "role", "edges"], status_rows(leakage)), ""]
     lines += forget_section(leakage, forget)
     lines += damaged_section(leakage)
+    lines += borderline_section(leakage)
     lines += resurfacing_section(leakage, forget)
     lines += ["## Figures", ""]
     for f in figures:
@@ -257,7 +272,12 @@ def _checks_run(config) -> list[str]:
 def damaged_section(leakage: RunLeakage) -> list[str]:
     retained = [e for e in leakage.edges if e.role != "forget" and e.status is not None]
     shown = most_damaged(leakage)
-    intro = (f"The {len(shown)} retained edges with the largest ROUGE-1 drop, of {len(retained)} measured"
+    if not shown:
+        return ["## Most damaged retained edges", "",
+                f"No retained edge lost ROUGE-1 (of {len(retained)} measured)." if retained
+                else "No retained edge measured.", ""]
+    intro = (f"The {len(shown)} retained edges with the largest ROUGE-1 drop, of the {_count_dropped(leakage)} "
+             f"that lost ROUGE-1 (of {len(retained)} measured)"
              + ("; ROUGE-1 after: the edge's mean over the unlearnings of the other edges." if is_sweep(leakage)
                 else "."))
     rows = [[f"`{e.edge}`", e.head, e.tail, e.edge_degree, e.component_density, e.rouge1_before, e.rouge1_after,
@@ -265,6 +285,31 @@ def damaged_section(leakage: RunLeakage) -> list[str]:
     return ["## Most damaged retained edges", "", intro, "",
             table(["edge", "head", "tail", "degree", "density", "ROUGE-1 before", "ROUGE-1 after", "drop", "status"],
                   rows), ""]
+
+
+def _count_dropped(leakage: RunLeakage) -> int:
+    return sum(e.role != "forget" and e.status is not None and e.score > 0 for e in leakage.edges)
+
+
+def borderline_section(leakage: RunLeakage) -> list[str]:
+    """The edges whose score lies within the margin of a threshold (``EdgeLeakage.borderline``),
+    nearest first: statuses that one token or one seed could flip."""
+    t = leakage.thresholds
+    at = {"leaked": t.leaked, "forgotten": t.forgotten, "damaged": t.damaged}
+    near = sorted((e for e in leakage.edges if e.borderline),
+                  key=lambda e: (abs(e.score - at[e.borderline]), e.edge))
+    if not near:
+        return ["## Borderline edges", "", f"No edge within {fmt(t.margin)} of a threshold (`--margin`).", ""]
+    shown = near[:MAX_BORDERLINE_ROWS]
+    intro = (f"{len(near)} edge{'s lie' if len(near) != 1 else ' lies'} within {fmt(t.margin)} of a threshold "
+             "(`--margin`): one token more or less in an answer could change the status, so the status is weak "
+             "evidence; another seed tells more (`audit experiment`). Nearest first"
+             + (f"; the first {len(shown)} shown" if len(shown) < len(near) else "")
+             + ". Score: a forget edge's ROUGE-1 after, a retained edge's ROUGE-1 drop.")
+    rows = [[f"`{e.edge}`", e.role, e.score, _status(e), f"{e.borderline} at {fmt(at[e.borderline])}",
+             e.score - at[e.borderline]] for e in shown]
+    return ["## Borderline edges", "", intro, "",
+            table(["edge", "role", "score", "status", "near threshold", "score - threshold"], rows), ""]
 
 
 def table(columns: list[str], rows: list[list]) -> str:

@@ -46,6 +46,14 @@ RUNS = {
     "r-sweep": (FAST, dict(select="bottom-degree:2", method="ga", per_edge=True)),     # 1_5 and t1_t2
 }
 FIGURES = ["degree.png", "density_tiers.png", "domains.png", "before_after.png"]
+HAND_RUNS = {   # (edge, role, ROUGE-1 before, after)
+    "flat": [("small/h_1", "forget", 1.0, 0.23),           # partly forgotten, 0.03 above forgotten (0.2)
+             ("small/h_2", "retain", 1.0, 1.0),            # drop 0: kept, not damaged at all
+             ("small/h_3", "retain", 0.8, 0.9),            # drop -0.1: gained
+             ("small/h_4", "retain", 1.0, 0.84),           # drop 0.16: kept, 0.04 below damaged (0.2)
+             ("small/t1_t2", "retain", 1.0, 0.5)],         # drop 0.5: damaged
+    "unharmed": [("small/h_2", "retain", 1.0, 1.0), ("small/h_3", "retain", 0.7, 0.9)],
+}
 DEFAULT = LeakageThresholds()
 
 
@@ -63,12 +71,18 @@ def store(settings, run_cache, tmp_path_factory):
             run_audit(s, RunRequest(graph="small", run_id=run_id, cache_dir=run_cache, device="cpu",
                                     equivalence=None, unlearn=UnlearnConfig(**unlearn), injection=SHORT_INJECTION,
                                     **options), report=lambda _: None)
-        # Two runs written by hand: one with results for three edges only, one on another graph.
+        # Runs written by hand: one with results for three edges only, one on another graph.
         for run_id, graph, edges in (("partial", "small", ["small/h_2", "small/h_3", "small/t1_t2"]),
                                      ("elsewhere", "other", ["other/a_b"])):
             R.start_run(s, run_id, {"graph": graph, "settings_sha256": run_id, "method": "ga", "mode": "joint"})
             R.write_results(s, run_id, [{"edge": e, "head_key": e, "tail_key": e, "role": "retain",
                                          "rouge1_before": 1.0, "rouge1_after": 0.5} for e in edges])
+        # ... and two whose drops are chosen: retained edges that kept or gained ROUGE-1, scores near thresholds
+        for run_id, rows in HAND_RUNS.items():
+            R.start_run(s, run_id, {"graph": "small", "settings_sha256": run_id, "method": "ga", "mode": "joint"})
+            R.write_results(s, run_id, [{"edge": e, "head_key": e, "tail_key": e, "role": role,
+                                         "rouge1_before": before, "rouge1_after": after}
+                                        for e, role, before, after in rows])
         yield s
 
 
@@ -190,8 +204,9 @@ def test_joint_report_tables_match_the_results(store, tmp_path):
         assert shown["status"] == status(r).replace("_", " ")
 
     damaged = md_table(text, "Most damaged retained edges")
-    expected = sorted(retained, key=lambda k: (-score(retained[k]), k))[:10]
-    assert [r["edge"] for r in damaged] == expected and len(expected) == 6
+    # only the edges that lost ROUGE-1 can be damaged at all
+    expected = sorted((k for k in retained if score(retained[k]) > 0), key=lambda k: (-score(retained[k]), k))[:10]
+    assert [r["edge"] for r in damaged] == expected and expected
     for shown in damaged:
         r = retained[shown["edge"]]
         assert close(shown["ROUGE-1 before"], r["before"]) and close(shown["ROUGE-1 after"], r["after"])
@@ -218,7 +233,8 @@ def test_sweep_report_has_the_distributions(store, tmp_path, monkeypatch):
     # retained edges of a sweep: ROUGE-1 after = the mean over the unlearnings of the other edges
     retained = {k: r for k, r in rows.items() if r["role"] == "retain"}
     damaged = md_table(text, "Most damaged retained edges")
-    assert [r["edge"] for r in damaged] == sorted(retained, key=lambda k: (-score(retained[k]), k))
+    assert [r["edge"] for r in damaged] == sorted((k for k in retained if score(retained[k]) > 0),
+                                                  key=lambda k: (-score(retained[k]), k))
     for shown in damaged:
         r = retained[shown["edge"]]
         assert r["after"] is None
@@ -234,6 +250,49 @@ def test_report_thresholds_change_the_statuses(store, tmp_path):
     counts = {r["status"]: int(r["edges"]) for r in md_table(text, "Statuses")}
     for name in ("leaked", "partly_forgotten", "forgotten", "damaged", "kept"):
         assert counts[name.replace("_", " ")] == sum(status(r, t) == name for r in rows.values())
+
+
+def test_most_damaged_leaves_out_edges_that_did_not_drop(store, tmp_path):
+    text = write_report(store, "flat", tmp_path / "flat").read_text(encoding="utf-8")
+    damaged = md_table(text, "Most damaged retained edges")
+    # drops by hand: t1_t2 0.5, h_4 0.16; h_2 (0) and h_3 (-0.1) lost nothing
+    assert [r["edge"] for r in damaged] == ["small/t1_t2", "small/h_4"]
+    assert [r["drop"] for r in damaged] == ["0.500", "0.160"] and [r["status"] for r in damaged] == ["damaged", "kept"]
+    assert "of the 2 that lost ROUGE-1 (of 4 measured)" in text
+    assert "Retained edges: the 2 most damaged of the 2 that lost ROUGE-1 (of 4)." in text   # before/after note
+
+    text = write_report(store, "unharmed", tmp_path / "unharmed").read_text(encoding="utf-8")
+    section = text.split("## Most damaged retained edges\n", 1)[1].split("##", 1)[0]
+    assert section.strip() == "No retained edge lost ROUGE-1 (of 2 measured)."
+    assert "No retained edge lost ROUGE-1 (of 2)." in text
+    assert "## Borderline edges\n\nNo edge within 0.050 of a threshold" in text   # drops 0 and -0.2
+
+
+def test_borderline_edges_are_listed_nearest_first(store, tmp_path):
+    text = write_report(store, "flat", tmp_path / "flat").read_text(encoding="utf-8")
+    assert "2 edges lie within 0.050 of a threshold" in text
+    assert md_table(text, "Borderline edges") == [
+        {"edge": "small/h_1", "role": "forget", "score": "0.230", "status": "partly forgotten",
+         "near threshold": "forgotten at 0.200", "score - threshold": "0.030"},
+        {"edge": "small/h_4", "role": "retain", "score": "0.160", "status": "kept",
+         "near threshold": "damaged at 0.200", "score - threshold": "-0.040"}]
+
+    # a real run, with a margin wide enough that every forget edge is near one of its two thresholds
+    rows = edges_of(store, "r-npo")
+    t = LeakageThresholds(margin=0.3)
+    near = {}
+    for k, r in rows.items():
+        at = {"forgotten": t.forgotten, "leaked": t.leaked} if r["role"] == "forget" else {"damaged": t.damaged}
+        distance, name = min((abs(score(r) - v), name) for name, v in at.items())
+        if distance <= t.margin + 1e-9:
+            near[k] = (distance, name, score(r) - at[name])
+    shown = md_table(write_report(store, "r-npo", tmp_path / "npo", t).read_text(encoding="utf-8"), "Borderline edges")
+    assert [r["edge"] for r in shown] == sorted(near, key=lambda k: (near[k][0], k))
+    assert sum(rows[k]["role"] == "forget" for k in near) == 2
+    for r in shown:
+        distance, name, signed = near[r["edge"]]
+        assert r["near threshold"] == f"{name} at {getattr(t, name):.3f}" and close(r["score - threshold"], signed)
+        assert close(r["score"], score(rows[r["edge"]])) and r["status"] == status(rows[r["edge"]], t).replace("_", " ")
 
 
 # -- compare --------------------------------------------------------------------------------------
