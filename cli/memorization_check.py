@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from audit.config import SIZES, MemorizationConfig
-from cli.common import connection_options, emit_rows
+from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore.progress import say
 
@@ -31,17 +31,19 @@ from graphstore.progress import say
 @click.option("--contexts", type=int, default=4, show_default=True, help="Contextualized variants per fact.")
 @click.option("--run-id", default=None, metavar="ID", help="Name of the memorization run.")
 @click.option("--device", default="auto", show_default=True, help="auto (CUDA when present), cpu, cuda ...")
+@format_option
 @connection_options
 def memorization_check(people, seed, graph_name, out_dir, properties, size, epochs, train_paraphrases,
-                       counterfactuals, paraphrases, contexts, run_id, device, settings):
+                       counterfactuals, paraphrases, contexts, run_id, device, fmt, settings):
     """Check that the memorization measure tells facts a model knows from facts it never saw.
 
     Generates synthetic people (audit generate wikidata), builds them into a graph, trains a
     scratch model on sentences about every other person (the first, third, ... by Q-id),
     measures every person's facts with audit memorization, and prints the AUROC of the
-    strength and the rank-1 rates of both groups. The graph, the model folder and the run
-    stay: audit run --select memorized:<an injected Q-id> --model <output>/model --no-inject
-    then unlearns a "person" the model really knows.
+    strength and the rank-1, strict and lenient rates of both groups, each explained under
+    the table (--format csv|json: the same figures under their keys, e.g. rank1_other). The
+    graph, the model folder and the run stay: audit run --select memorized:<an injected Q-id>
+    --model <output>/model --no-inject then unlearns a "person" the model really knows.
 
     \b
     Examples:
@@ -49,7 +51,7 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
       audit memorization-check --people 400 --size small --counterfactuals 100 --output out/big --device cuda
     """
     # Training and the measure need torch and transformers: imported here, so the command line starts fast.
-    from audit.run.memorization_check import CheckRequest, check_memorization
+    from audit.run.memorization_check import FIGURE_NOTES, CheckRequest, check_memorization, figure_rows
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     config = MemorizationConfig(counterfactuals=counterfactuals, paraphrases=paraphrases, contexts=contexts, seed=seed)
@@ -57,9 +59,13 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
                            config, run_id, device)
     with GraphStore.open(settings) as store:
         outcome = check_memorization(store, request, report=say)
-    figures = outcome.figures
-    emit_rows(["measure", "value"], [[k, round(v, 3) if isinstance(v, float) else v] for k, v in figures.items()]
-              + [["sentences_per_second", outcome.summary.get("sentences_per_second")]], "table")
-    click.echo(f"run {outcome.run}; model {outcome.model_dir}; injected subjects: {', '.join(outcome.injected)}")
+    rows = figure_rows(outcome)
+    table = fmt == "table"
+    emit_rows(["measure", "value"], [[label if table else key, value] for key, label, value in rows], fmt)
+    for line in FIGURE_NOTES if table else ():
+        click.echo(line)
+    # with --format csv|json, stdout is the figures alone; the run's names go to stderr
+    click.echo(f"run {outcome.run}; model {outcome.model_dir}; injected subjects: {', '.join(outcome.injected)}",
+               err=not table)
     click.echo(f"forget one: audit run --graph {graph_name} --select memorized:{outcome.injected[0]}@{outcome.run} "
-               f"--model {outcome.model_dir} --no-inject")
+               f"--model {outcome.model_dir} --no-inject", err=not table)

@@ -10,6 +10,7 @@ from audit.config import INT64_MAX
 from extract.jsonfile import MAX_DEPTH_HINT, strict_loads
 
 from graphstore import GraphStore
+from graphstore.errors import QueryError
 from cli.common import connection_options, emit_rows, format_option
 
 
@@ -52,6 +53,27 @@ def parse_param(text: str) -> tuple[str, object]:
     return name, value
 
 
+PARAMETER_MISSING = "Neo.ClientError.Statement.ParameterMissing"
+
+
+def missing_parameters(error: QueryError) -> list[str]:
+    """The parameters the engine found no value for (both engines say ``Expected parameter(s):
+    a, b``), or [] when ``error`` is another refusal."""
+    cause = error.__cause__
+    if getattr(cause, "code", None) != PARAMETER_MISSING:
+        return []
+    _, _, names = (getattr(cause, "message", None) or "").partition("Expected parameter(s):")
+    return [n.strip() for n in names.split(",") if n.strip()]
+
+
+def missing_parameters_message(names: list[str]) -> str:
+    """``Error: ...`` for a query whose ``$NAME``s were given no ``--param``."""
+    used = " and ".join(", ".join(f"${n}" for n in names).rsplit(", ", 1))
+    give = " ".join(f"--param {n}=VALUE" for n in names)
+    return (f"the query uses {used} but no value was given for {'it' if len(names) == 1 else 'them'}; nothing was "
+            f"run. Add {give} (VALUE is JSON when it parses, else text: --param k=5, --param name='Jzrcws SA')")
+
+
 @click.command()
 @click.argument("cypher")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
@@ -74,7 +96,13 @@ def query(cypher, params, write, fmt, settings):
         raise click.BadParameter("the query is empty", param_hint="CYPHER")
     values = dict(parse_param(p) for p in params)
     with GraphStore.open(settings) as store:
-        result = store.run_query(cypher, values, allow_write=write)
+        try:
+            result = store.run_query(cypher, values, allow_write=write)
+        except QueryError as e:
+            missing = missing_parameters(e)
+            if not missing:
+                raise
+            raise QueryError(missing_parameters_message(missing)) from e
     emit_rows(result.columns, result.rows, fmt)
     if write and result.counters.get("contains_updates"):
         changed = {k: v for k, v in result.counters.items() if k != "contains_updates" and v}

@@ -67,6 +67,75 @@ class _unique_keys:
         return out
 
 
+# What Python's json messages mean, said for a person who wrote or exported the file. The
+# position is where the parser stopped: for an unterminated string, where the string starts.
+_CAUSES = {
+    "Unterminated string starting at": "the {unit} ends inside a string that starts here (truncated?)",
+    "Expecting ',' delimiter": "a ',' or a closing ] or } was expected here (a missing comma?)",
+    "Expecting ':' delimiter": "a ':' was expected here, after a key",
+    "Expecting property name enclosed in double quotes": "a key in double quotes was expected here",
+    "Expecting value": "a value was expected here (a string in double quotes, a number, true, false, null, "
+                       "[ or {)",
+    "Extra data": "more text after the JSON value has ended (two values? one JSON value per file, or JSON "
+                  "lines in a .jsonl file)",
+    "Invalid control character at": "a raw control character (a line break or tab) inside a string; JSON "
+                                     "writes it as \\n or \\t",
+    "Invalid \\escape": "a backslash escape JSON does not have (valid: \\\" \\\\ \\/ \\b \\f \\n "
+                       "\\r \\t \\uXXXX)",
+    "Invalid \\uXXXX escape": "a \\u escape without four hex digits",
+}
+
+
+def _breaks_off(e: json.JSONDecodeError) -> bool:
+    """Whether the parser ran out of text: nothing but white space after where it stopped (an
+    unterminated string is placed at its start, so it says so itself)."""
+    return e.msg in _CAUSES and e.msg != "Unterminated string starting at" and not e.doc[e.pos:].strip()
+
+
+def json_error_cause(e: json.JSONDecodeError, unit: str = "file") -> str:
+    """What is wrong at ``e``'s position, in words (``unit``: "file", or "line" for JSON lines);
+    without the position, which the caller puts where its message wants it. ``strict_loads``'s
+    own messages (nesting, a key twice, half a UTF-16 pair) pass as they are.
+
+    Example: ``'[{"a": "b'`` -> ``the file ends inside a string that starts here (truncated?)``.
+    """
+    if e.msg not in _CAUSES:
+        return e.msg
+    if _breaks_off(e):
+        inside = " inside a string" if e.msg == "Invalid control character at" else " before the JSON does"
+        return f"the {unit} ends{inside} (truncated?)"
+    nearby, before = e.doc[e.pos:e.pos + 1], e.doc[:e.pos].rstrip()[-1:]
+    if e.msg in ("Expecting value", "Expecting property name enclosed in double quotes"):
+        if nearby in ("]", "}") and before == ",":
+            return f"a comma right before this {nearby} (JSON allows no trailing comma)"
+        if nearby == "/":
+            return "a comment, which JSON does not allow"
+        if nearby == "'":
+            return "a string in single quotes; JSON needs double quotes"
+    return _CAUSES[e.msg].replace("{unit}", unit)
+
+
+def json_error(e: json.JSONDecodeError, unit: str = "file") -> str:
+    """``line L, column C: cause`` for a JSON file's error (``json_error_cause``)."""
+    line, column = json_error_place(e)
+    return f"line {line}, column {column}: {json_error_cause(e, unit)}"
+
+
+def json_line_error(e: json.JSONDecodeError) -> str:
+    """``column C: cause`` for the error of one line of a JSON-lines file (the caller names the line)."""
+    return f"column {json_error_place(e)[1]}: {json_error_cause(e, 'line')}"
+
+
+def json_error_place(e: json.JSONDecodeError) -> tuple[int, int]:
+    """Line and column (1-based) of ``e``: where the parser stopped, or, when only white space
+    follows (a truncated file), just after the last character that is not, where the text
+    breaks off rather than past a trailing line break."""
+    if _breaks_off(e):
+        end = len(e.doc[:e.pos].rstrip())
+        return e.doc.count("\n", 0, end) + 1, end - e.doc.rfind("\n", 0, end)
+    return e.lineno, e.colno
+
+
 def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -135,4 +204,4 @@ def read_json(path: Path) -> object:
     try:
         return strict_loads(text)
     except json.JSONDecodeError as e:
-        raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
+        raise InputDataError(path, f"not JSON at {json_error(e)}") from e

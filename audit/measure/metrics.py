@@ -204,24 +204,38 @@ RUN_MEASURES = (
     # resurfacing checks (docs/robustness.md): the forget edges again, under pressure
     RunMeasure("forget_rouge1_int8", "forget ROUGE-1, weights rounded to int8", False),
     RunMeasure("forget_rouge1_nf4", "forget ROUGE-1, weights rounded to 4-bit NF4", False),
-    RunMeasure("relearn_rouge1", "forget ROUGE-1 after relearning on the edges' neighbours", False),
-    RunMeasure("relearn_control_rouge1", "forget ROUGE-1 after the control relearning (non-neighbours)", False),
+    RunMeasure("relearn_rouge1", "forget ROUGE-1 after relearning on each edge's graph neighbours", False),
+    RunMeasure("relearn_control_rouge1", "forget ROUGE-1 after the control relearning (as many unrelated QA pairs)",
+               False),
+    RunMeasure("relearn_gain", "neighbours minus control, forget ROUGE-1 (> 0: the graph's relations bring facts back)",
+               False),
     RunMeasure("forget_paraphrase_rouge1", "forget ROUGE-1 on paraphrased questions", False),
     RunMeasure("forget_two_hop_rouge1", "forget ROUGE-1 on 2-hop questions", False),
-    *[RunMeasure(f"resurfaced_{check}", f"forgotten forget edges resurfaced by {label}", False, "forget_edges_forgotten")
-      for check, label in (("int8", "int8 rounding"), ("nf4", "NF4 rounding"), ("relearn", "relearning"),
-                           ("relearn_control", "the control relearning"), ("paraphrase", "paraphrases"),
-                           ("two_hop", "2-hop questions"))],
+    *[RunMeasure(f"resurfaced_{check}", f"forgotten forget edges back {label}", False, "forget_edges_forgotten")
+      for check, label in (("int8", "under int8 rounding"), ("nf4", "under NF4 rounding"),
+                           ("relearn", "after relearning on their neighbours"),
+                           ("relearn_control", "after the control relearning"), ("paraphrase", "on paraphrases"),
+                           ("two_hop", "on 2-hop questions"))],
     *[RunMeasure(f"{attack}_auc_forget", f"membership AUC of the forget QA pairs, {label} (0.5: like non-members; "
                  "below: pushed past them)", False, target=0.5) for attack, label in (("mia_loss", "LOSS"), ("mia_zlib", "zlib"), ("mia_min_k", "Min-K%"),
                                               ("mia_min_k_pp", "Min-K%++"))],
 )
 
 
+# A scratch model is trained only on the graph: it answers no general question, before or after.
+SCRATCH_UTILITY = "utility ROUGE-1 (general QA; a scratch model answers none: use a pretrained --model)"
+
+
 def summary_rows(summary: dict) -> list[dict]:
     """One row per measure present in a run summary: ``measure, before, after, change, better``
-    (``better``: ``lower``, ``higher``, or ``near 0.5`` for a measure whose goal is a value), in the order of ``RUN_MEASURES``. A value with no
-    suffix (a sweep's mean deviation score) is the after value."""
+    (``better``: ``lower``, ``higher``, or ``near 0.5`` for a measure whose goal is a value), in
+    the order of ``RUN_MEASURES``. A value with no suffix (a sweep's mean deviation score) is the
+    after value.
+
+    Rows that cannot be read as they stand are left out or say why: the resurfacing counts when
+    no forget edge was forgotten (out of 0, nothing could come back), the figures without the
+    redundant forget facts when there is none (they would repeat the figures over all), and a
+    utility of 0 before and after, which is what a scratch model gives."""
     summary = dict(summary)   # a Run node (audit.results.schema) or a summary dict
     rows = []
     for m in RUN_MEASURES:
@@ -229,8 +243,20 @@ def summary_rows(summary: dict) -> list[dict]:
         after = summary.get(f"{m.name}_after", summary.get(m.name))
         if before is None and after is None:
             continue
-        label = m.label + (f", of {summary[m.count_of]}" if m.count_of and summary.get(m.count_of) is not None else "")
+        total = summary.get(m.count_of) if m.count_of else None
+        if m.count_of == "forget_edges_forgotten" and total == 0:
+            continue
+        if m.name.endswith("_unique") and summary.get("forget_edges_redundant") == 0:
+            continue   # no forget fact is redundant: the same figure as over all of them
+        label = m.label + (f", of {total}" if total is not None else "")
+        if m.name == "utility_rouge1" and before == 0 and after == 0 and _maybe_scratch(summary.get("model")):
+            label = SCRATCH_UTILITY
         change = after - before if before is not None and after is not None else None
         better = (f"near {m.target:g}" if m.target is not None else "higher" if m.higher_is_better else "lower")
         rows.append({"measure": label, "before": before, "after": after, "change": change, "better": better})
     return rows
+
+
+def _maybe_scratch(model: str | None) -> bool:
+    """Whether a run's model is a scratch model, or may be (a summary dict does not name it)."""
+    return model is None or str(model).startswith("scratch")

@@ -28,6 +28,30 @@ from graphstore.ingest import write_graph
 
 WIKIMEM_PROPERTIES = ("P106", "P1412", "P19", "P21", "P27")
 
+# The figures of a check, by the keys `--format csv|json` keeps, with the labels a table shows
+# (``separation`` in audit/measure/memorization/check.py computes them; docs/wikidata.md).
+FIGURE_LABELS = {
+    "facts_injected": "facts measured, injected people (trained on)",
+    "facts_other": "facts measured, other people (never seen)",
+    "auroc_strength": "AUROC of the strength z*, injected vs other",
+    "rank1_injected": "rank 1, injected people",
+    "rank1_other": "rank 1, other people",
+    "strict_injected": "strict, injected people",
+    "strict_other": "strict, other people",
+    "lenient_injected": "lenient, injected people",
+    "lenient_other": "lenient, other people",
+    "sentences_per_second": "sentences scored per second",
+}
+# What the labels mean, one line each, printed under the table.
+FIGURE_NOTES = (
+    "AUROC: the chance that a fact of an injected person has a higher strength z* than one of another person "
+    "(1: always, 0.5: chance)",
+    "rank 1: share of facts whose true value outscores every counterfactual, scores averaged over the templates "
+    "(by chance 1/(counterfactuals + 1))",
+    "strict: share of the templates, per fact, that rank the true value first, averaged over the facts",
+    "lenient: share of facts where at least one template ranks the true value first",
+)
+
 
 @dataclass
 class CheckRequest:
@@ -77,3 +101,11 @@ def check_memorization(store: GraphStore, request: CheckRequest, report: Callabl
         device=request.device, config=request.config), report=report)
     figures = separation(read_fact_results(store, run), set(injected))
     return CheckOutcome(run, model_dir, injected, figures, summary)
+
+
+def figure_rows(outcome: CheckOutcome) -> list[tuple[str, str, object]]:
+    """``(key, label, value)`` for every figure of the check, in ``FIGURE_LABELS`` order; a
+    figure the separation lacks is left out, and floats are rounded to 3 places."""
+    values = {**outcome.figures, "sentences_per_second": outcome.summary.get("sentences_per_second")}
+    return [(key, label, round(values[key], 3) if isinstance(values[key], float) else values[key])
+            for key, label in FIGURE_LABELS.items() if key in values]

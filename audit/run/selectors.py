@@ -95,7 +95,12 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
         query = Q.SELECT_TOP_DEGREE if name == "top-degree" else Q.SELECT_BOTTOM_DEGREE
         return [r["key"] for r in store.read(query, graph=graph, k=k)]
     if name == "domain":
-        return [r["key"] for r in store.read(Q.SELECT_DOMAIN, graph=graph, domain=argument)]
+        keys = [r["key"] for r in store.read(Q.SELECT_DOMAIN, graph=graph, domain=argument)]
+        if not keys:
+            domains = _edges_by(store, graph, "domain")
+            raise ConfigError(f"--select {spec!r}: graph {graph!r} has no edge of domain {argument!r}; its domains: "
+                              + _counted({d: domains[d] for d in sorted(domains, key=str)}))
+        return keys
     if name == "density":
         tier, _, count = argument.partition(":")
         if tier not in DENSITY_TIERS:
@@ -103,6 +108,9 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
         n = _count(spec, count) if count else 1
         candidates = [r["key"] for r in store.read(Q.SELECT_DENSITY_TIER, graph=graph, tier=tier,
                                                    low=DENSITY_LOW, high=DENSITY_HIGH)]
+        if not candidates:
+            raise ConfigError(f"--select {spec!r}: graph {graph!r} has no edge in density tier {tier!r}; "
+                              + _tiers_of(store, graph, n))
         return sorted(random.Random(seed).sample(candidates, min(n, len(candidates))))
     if name == "entity":
         found = store.read(Q.ENTITY_FIND, graph=graph, entity=argument)
@@ -116,6 +124,33 @@ def _named(store: GraphStore, graph: str, known_edges: list[str], spec: str, see
     keys = [k.strip() for k in argument.split(",") if k.strip()]
     known = set(known_edges)
     return [k if k in known or "/" in k else f"{graph}/{k}" for k in keys]
+
+
+def _tiers_of(store: GraphStore, graph: str, n: int) -> str:
+    """The graph's density tiers with their edge counts, and a selector that chooses from the
+    largest: ``its tiers (...): sparse 0, mid 13, dense 0 edge(s); e.g. --select density:mid:2``."""
+    counts = _edges_by(store, graph, "component_density", density_tier)
+    tiers = {t: counts.get(t, 0) for t in DENSITY_TIERS}
+    largest = max(DENSITY_TIERS, key=tiers.__getitem__)
+    return ("its tiers (component density: sparse <= 1/3 < mid <= 2/3 < dense): " + _counted(tiers)
+            + (f"; e.g. --select density:{largest}:{min(n, tiers[largest])}" if tiers[largest] else ""))
+
+
+def _edges_by(store: GraphStore, graph: str, field: str, group=lambda value: value) -> dict:
+    """How many edges of the graph have each value of ``field`` (grouped by ``group``): what a
+    selector that chose nothing could have chosen. Read only when one did."""
+    counts: dict = {}
+    for row in store.read(Q.AUDIT_EDGES, graph=graph):
+        value = group(row[field]) if row[field] is not None else None
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _counted(counts: dict) -> str:
+    """``sparse 0, mid 13, dense 0 edge(s)``; ``no edge`` for an empty graph."""
+    if not counts:
+        return "no edge"
+    return ", ".join(f"{'none' if k is None else k} {n}" for k, n in counts.items()) + " edge(s)"
 
 
 _EXAMPLES = {"top-degree": "top-degree:3", "bottom-degree": "bottom-degree:3", "domain": "domain:sales",

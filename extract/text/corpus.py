@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.jsonfile import read_input_bytes, strict_loads
+from extract.jsonfile import json_error, json_line_error, read_input_bytes, strict_loads
 from graphstore.errors import InputDataError
 
 from extract.text.units import Document
@@ -154,7 +154,7 @@ def _jsonl_documents(path: Path, text: str, text_field: str) -> list[tuple[str, 
         try:
             item = strict_loads(line)
         except json.JSONDecodeError as e:
-            raise InputDataError(path, f"line {i}: not JSON ({e.msg}, column {e.colno})") from e
+            raise InputDataError(path, f"line {i}: not JSON at {json_line_error(e)}") from e
         if not isinstance(item, dict):
             raise InputDataError(path, f"line {i}: expected a JSON object with a {text_field!r} field, "
                                        f"found a {type(item).__name__}")
@@ -166,7 +166,7 @@ def _json_documents(path: Path, text: str, text_field: str) -> list[tuple[str, s
     try:
         data = strict_loads(text)
     except json.JSONDecodeError as e:
-        raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
+        raise InputDataError(path, f"not JSON at {json_error(e)}") from e
     if not isinstance(data, list):
         raise InputDataError(path, f"expected a JSON list of documents, found a {type(data).__name__}")
     return [(f"record {i}", _text_of(path, item, f"record {i}", text_field)) for i, item in enumerate(data)]

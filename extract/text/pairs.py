@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.jsonfile import read_utf8, strict_loads
+from extract.jsonfile import json_line_error, read_utf8, strict_loads
 from graphstore.errors import InputDataError
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
@@ -53,6 +53,9 @@ def read_abstracts(path: Path) -> list[Abstract]:
             continue
         try:
             record = strict_loads(line)
+        except json.JSONDecodeError as e:
+            raise InputDataError(path, f"line {number}: not JSON at {json_line_error(e)}") from None
+        try:
             triples = tuple((t["subject"]["surfaceform"], t["predicate"]["surfaceform"], t["object"]["surfaceform"])
                             for t in record.get("triples", []))
             out.append(Abstract(str(record.get("title", "")), record["text"], triples))

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extract.jsonfile import strict_loads
+from extract.jsonfile import json_error, json_line_error, strict_loads
 from graphstore.errors import InputDataError
 
 ENTITY_ID = re.compile(r"^[QPL][1-9][0-9]*$")
@@ -175,8 +175,7 @@ def _lines(path: Path, text, number: int, report: ReadReport, skip: bool, dump: 
         try:
             value = strict_loads(record, duplicates=True)
         except json.JSONDecodeError as e:
-            yield from _bad(path, f"line {number}", f"not complete JSON ({e.msg} at column {e.colno}); "
-                                                    "a truncated or damaged line", report, skip)
+            yield from _bad(path, f"line {number}", f"not complete JSON at {json_line_error(e)}", report, skip)
             continue
         yield from _checked(path, f"line {number}", value, report, skip)
     if dump and not closed:
@@ -188,7 +187,7 @@ def _whole(path: Path, text: str):
     try:
         return strict_loads(text, duplicates=True)
     except json.JSONDecodeError as e:
-        raise InputDataError(path, f"not JSON: {e.msg} at line {e.lineno}, column {e.colno}") from e
+        raise InputDataError(path, f"not JSON at {json_error(e)}") from e
 
 
 def _document(path: Path, value, report: ReadReport, skip: bool) -> Iterator[tuple[str, dict]]:

@@ -63,7 +63,15 @@ def pistol_cases() -> list[Case]:
         Case("blank", build, b"  \n\t\n", "empty"),
         Case("not-utf8", build, b'[{"question": "\xff\xfe"}]', "not UTF-8"),
         Case("binary", build, bytes(range(256)) * 4, ""),
-        Case("truncated", build, text[: len(text) // 2].encode(), "not JSON"),
+        Case("truncated", build, text[: len(text) // 2].encode(), "not JSON at line 1, column "),
+        Case("truncated-in-a-string", build, b'[\n{"question": "What was the effective date', "not JSON at line 2, "
+             "column 14: the file ends inside a string that starts here (truncated?)"),
+        Case("truncated-between-values", build, b'[\n{"question": "q", \n', "not JSON at line 2, column 18: the "
+             "file ends before the JSON does (truncated?)"),
+        Case("missing-comma", build, b'[{"question": "q" "answer": "a"}]', "not JSON at line 1, column 19: a ',' or "
+             "a closing ] or } was expected here (a missing comma?)"),
+        Case("raw-line-break", build, b'[{"question": "q\nstill the question"}]', "not JSON at line 1, column 17: "
+             "a raw control character (a line break or tab) inside a string; JSON writes it as \\n or \\t"),
         Case("object", build, j({"question": "q", "answer": "a", "edge": "A_B"}), "expected a JSON list"),
         Case("empty-list", build, b"[]", "no records"),
         Case("numbers", build, b"[1, 2, 3]", "record 0"),
@@ -88,9 +96,12 @@ def pistol_cases() -> list[Case]:
                                                                            b'"answer": ' + b"[" * 5000 + b"]" * 5000),
              "nested too deeply"),
         Case("huge-answer", build, with_record(1, answer="x" * 50_000_000), "record 1"),
-        Case("trailing-comma", build, (text[:-1] + ",]").encode(), "not JSON"),
-        Case("comments", build, ("// contracts\n" + text).encode(), "not JSON"),
-        Case("single-quotes", build, text.replace('"', "'").encode(), "not JSON"),
+        Case("trailing-comma", build, (text[:-1] + ",]").encode(), f"not JSON at line 1, column {len(text) + 1}: a "
+             "comma right before this ] (JSON allows no trailing comma)"),
+        Case("comments", build, ("// contracts\n" + text).encode(), "not JSON at line 1, column 1: a comment, which "
+             "JSON does not allow"),
+        Case("single-quotes", build, text.replace('"', "'").encode(), "not JSON at line 1, column 3: a string in "
+             "single quotes; JSON needs double quotes"),
         Case("other-content-same-name", ["build", "--pistol", "{f}", "--graph", "sample_data_1"], j(good),
              "already holds other content"),
         Case("missing-file", ["build", "--pistol", "{dir}/nope.json"], None, "nope.json", name_file=False),
@@ -120,7 +131,7 @@ def text_cases() -> list[Case]:
         Case("no-facts", build, b"Hello there. Nothing is stated here.", "no facts"),
         Case("missing", ["build", "--forget", "{dir}/nope.txt"], None, "nope.txt", name_file=False),
         Case("jsonl-bad-line", build[:2] + ["{f}"] + build[3:], b'{"text": "Ada was born in London."}\n{"text": \n',
-             "line 2"),
+             "line 2: not JSON at column 9: the line ends before the JSON does (truncated?)"),
         Case("jsonl-not-object", build, b'{"text": "Ada was born in London."}\n[1, 2]\n', "line 2"),
         Case("jsonl-lone-surrogate", build, b'{"text": "Ada was born in London. \\ud800"}\n', "half of a UTF-16 pair"),
         Case("jsonl-lone-surrogate-key", build, b'{"text": "Ada was born in London.", "\\udc00": 1}\n',
@@ -166,7 +177,9 @@ def wikidata_cases() -> list[Case]:
     build = ["build", "--wikidata", "{f}", "--graph", "people"]
     cases = [
         Case("empty", build, b"", "empty"),
-        Case("truncated-line", build, ("[\n" + line + ",\n" + line[:40] + "\n]\n").encode(), "line 3"),
+        # line[:40] is '{"type": "item", "id": "Q1", "labels": {', 40 characters
+        Case("truncated-line", build, ("[\n" + line + ",\n" + line[:40] + "\n]\n").encode(),
+             "line 3: not complete JSON at column 41: the line ends before the JSON does (truncated?)"),
         Case("no-closing", build, ("[\n" + line + ",\n" + line.replace('"Q1"', '"Q2"') + "\n").encode(), "truncated"),
         Case("text-after-close", build, ("[\n" + line + "\n]\nextra\n").encode(), "line 4"),
         Case("not-json", build, b"hello\nworld\n", "line 1"),
@@ -225,6 +238,14 @@ def cli_cases() -> list[Case]:
         ("run-method-option", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--method-option", "x"],
          "name=value"),
         ("run-no-selection", ["run", "--graph", "sample_data_1"], "--select"),
+        # sample_data_1: 4 components, densities 0.133 (14 edges, 7 sales) and 0.667 (6 edges, 3 sales)
+        ("run-density-tier-empty", ["run", "--graph", "sample_data_1", "--select", "density:dense:2"],
+         "Error: --select 'density:dense:2': graph 'sample_data_1' has no edge in density tier 'dense'; its tiers "
+         "(component density: sparse <= 1/3 < mid <= 2/3 < dense): sparse 14, mid 6, dense 0 edge(s); e.g. --select "
+         "density:sparse:2"),
+        ("run-domain-empty", ["run", "--graph", "sample_data_1", "--select", "domain:shipping"],
+         "Error: --select 'domain:shipping': graph 'sample_data_1' has no edge of domain 'shipping'; its domains: "
+         "employment 10, sales 10 edge(s)"),
         ("run-check-option-alone", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--check-option",
                                     "relearn_steps=3"], "--check-option without --check"),
         ("run-check-unknown", ["run", "--graph", "sample_data_1", "--select", "edges:A_B", "--check", "quantise"],
@@ -296,6 +317,12 @@ def cli_cases() -> list[Case]:
         ("query-param-deep", ["query", "RETURN $x AS x", "--param", "x=" + "[" * 10000 + "]" * 10000],
          "nested too deeply"),
         ("query-param-duplicate", ["query", "RETURN $x AS x", "--param", 'x={"a": 1, "a": 2}'], "appears twice"),
+        ("query-param-missing", ["query", "MATCH (e:Entity) WHERE e.name = $name RETURN e.key"],
+         "Error: the query uses $name but no value was given for it; nothing was run. Add --param name=VALUE (VALUE "
+         "is JSON when it parses, else text: --param k=5, --param name='Jzrcws SA')"),
+        ("query-params-missing", ["query", "RETURN $k + $j AS x, $n AS n", "--param", "j=1"],
+         "Error: the query uses $k and $n but no value was given for them; nothing was run. Add --param k=VALUE "
+         "--param n=VALUE"),
         ("query-syntax", ["query", "MATCH (n RETURN n"], "refused the query"),
         ("query-two-statements", ["query", "RETURN 1; CREATE (:Z)"], "refused the query"),
         ("query-empty", ["query", ""], ""),

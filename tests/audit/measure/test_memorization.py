@@ -379,7 +379,9 @@ def test_cli_memorization_check_reports_the_separation(store, store_args, tmp_pa
                                       str(tmp_path / "check"), "--run-id", "check-run", "--device", "cpu",
                                       *store_args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "auroc_strength" in result.output and "injected subjects: Q900000001, Q900000003" in result.output
+    assert "AUROC of the strength z*, injected vs other" in result.output and "rank 1, other people" in result.output
+    assert "lenient: share of facts where at least one template ranks the true value first" in result.output
+    assert "rank1_other" not in result.output and "injected subjects: Q900000001, Q900000003" in result.output
     assert (tmp_path / "check" / "model" / "config.json").exists() and (tmp_path / "check" / "check.json").exists()
     rows = store.read("MATCH (:Run {key: 'check-run'})-[:HAS_RESULT]->(x:FactResult) RETURN count(x) AS n, "
                       "collect(DISTINCT x.property) AS pids")[0]

@@ -265,6 +265,41 @@ def test_registry_says_what_each_measure_means():
     assert (judged.input, judged.higher_is_better) == ("judge", True)
 
 
+# ------------------------------------------------------------------------------ a run's summary rows
+
+def test_summary_rows_leave_out_resurfacing_counts_of_nothing_forgotten():
+    summary = {"forget_rouge1_before": 1.0, "forget_rouge1_after": 0.6, "forget_edges_forgotten": 0,
+               "relearn_rouge1": 0.8, "relearn_control_rouge1": 0.7, "relearn_gain": 0.1,
+               "resurfaced_relearn": 0, "resurfaced_relearn_control": 0}
+    labels = [r["measure"] for r in M.summary_rows(summary)]
+    assert labels == ["forget ROUGE-1 (mean over the forget edges' QA pairs)",
+                      "forget ROUGE-1 after relearning on each edge's graph neighbours",
+                      "forget ROUGE-1 after the control relearning (as many unrelated QA pairs)",
+                      "neighbours minus control, forget ROUGE-1 (> 0: the graph's relations bring facts back)"]
+    counted = M.summary_rows({**summary, "forget_edges_forgotten": 2, "resurfaced_relearn": 1})
+    assert [(r["measure"], r["after"]) for r in counted[-2:]] == [
+        ("forgotten forget edges back after relearning on their neighbours, of 2", 1),
+        ("forgotten forget edges back after the control relearning, of 2", 0)]
+
+
+def test_summary_rows_leave_out_the_figures_without_redundant_facts_when_there_is_none():
+    summary = {"forget_rouge1_before": 1.0, "forget_rouge1_after": 0.444, "forget_rouge1_unique_before": 1.0,
+               "forget_rouge1_unique_after": 0.444, "forget_memorized_unique_after": 3}
+    assert [r["measure"] for r in M.summary_rows({**summary, "forget_edges_redundant": 0})] == [
+        "forget ROUGE-1 (mean over the forget edges' QA pairs)"]
+    assert len(M.summary_rows({**summary, "forget_edges_redundant": 2})) == 3
+
+
+def test_a_utility_of_zero_before_and_after_says_why_on_a_scratch_model():
+    zero = {"utility_rouge1_before": 0.0, "utility_rouge1_after": 0.0}
+    note = "utility ROUGE-1 (general QA; a scratch model answers none: use a pretrained --model)"
+    assert [r["measure"] for r in M.summary_rows(zero)] == [note]
+    assert [r["measure"] for r in M.summary_rows({**zero, "model": "scratch:tiny"})] == [note]
+    plain = "utility ROUGE-1 (general QA outside the graph)"
+    assert [r["measure"] for r in M.summary_rows({**zero, "model": "./my-llama"})] == [plain]
+    assert [r["measure"] for r in M.summary_rows({**zero, "utility_rouge1_after": 0.25})] == [plain]
+
+
 # ------------------------------------------------------------------------------ batched evaluation
 
 def test_generation_budget():

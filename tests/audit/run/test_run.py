@@ -363,7 +363,9 @@ def test_selectors_choose_what_they_say(store, tiers, files):
 
 @pytest.mark.parametrize("spec, cypher, message", [
     ("edges:nope_1", None, r"1 selected edge key\(s\) are not edges of graph 'tiers': tiers/nope_1"),
-    ("domain:employment", None, r"the selection 'domain:employment' chose no edge of graph 'tiers'; nothing was run"),
+    # 11 edges, all sales: star 6, chain 2, triangle 3
+    ("domain:employment", None, r"^--select 'domain:employment': graph 'tiers' has no edge of domain 'employment'; "
+                                r"its domains: sales 11 edge\(s\)$"),
     ("widest:3", None, r"unknown selector 'widest' .*valid: top-degree, bottom-degree, domain, density, entity, edges"),
     ("density:thick", None, r"unknown density tier 'thick'; valid: sparse, mid, dense"),
     ("top-degree:0", None, r"'0' is not a positive whole number"),

@@ -105,7 +105,7 @@ def _records():
     ("", "the file is empty"),
     ("[]", "the list holds no records"),
     ("{\"a\": 1}", "expected a JSON list of records, found a dict"),
-    ("[{\"question\": \"q\", ", "not JSON: Expecting property name enclosed in double quotes at line 1, column 20"),
+    ("[{\"question\": \"q\", ", "not JSON at line 1, column 19: the file ends before the JSON does (truncated?)"),
     (b"[\xff\xfe]", "not UTF-8 text (byte 1"),
 ])
 def test_unusable_files_are_refused_with_the_file_named(tmp_path, content, message):
