@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from extract.jsonfile import read_json
+from extract.jsonfile import json_line_error, read_json
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError, InputDataError
@@ -131,7 +131,7 @@ def load_refusals(path: str | Path | None = None) -> tuple[str, list[str]]:
             try:
                 text = json.loads(text)
             except json.JSONDecodeError as e:
-                raise InputDataError(path, f"line {number} starts like a JSON string but is not one: {e}") from e
+                raise InputDataError(path, f"line {number} starts like a JSON string but is not one: {json_line_error(e)}") from e
             if not isinstance(text, str) or not text.strip():
                 raise InputDataError(path, f"line {number} is an empty JSON string")
         refusals.append(text)
