@@ -23,24 +23,26 @@ from graphstore import GraphStore
 @threshold_options
 @connection_options
 def view(run_id, output, max_edges, thresholds, settings):
-    """Write one HTML page showing the graph of a run: entities as nodes, edges coloured by
-    leakage (forget edges, green to red) or damage (retained edges, grey to orange), forget
-    edges dashed and thick; hover or click an edge for its key, degree, density and measures;
-    filter by score, status and role. The page is a single file that opens offline (the
-    cytoscape.js library and the data are inside it). See docs/view.md.
+    """Write one HTML page showing the graph of a run: entities as nodes, each edge in the colour
+    of its status (forget edges dashed and thick: leaked vermillion, partly forgotten orange,
+    forgotten blue; retained edges thin: damaged reddish purple, kept grey), edges within
+    --margin of a threshold marked borderline. The page opens on the forget edges and their
+    neighbours, laid out the same way on every load; hover or click an edge for its key, degree,
+    density and measures; filter by score, status, role and borderline. The page is a single
+    file that opens offline (the cytoscape.js library and the data are inside it). See docs/view.md.
 
     \b
     Examples:
       audit view --run demo-npo
       audit view --run demo-npo --output pages/demo.html --max-edges 500
       audit view --run big-run --max-edges 0          # every edge, no cut
-      audit view --run demo-npo --leaked 0.9 --forgotten 0.1 --damaged 0.3
+      audit view --run demo-npo --leaked 0.9 --forgotten 0.1 --damaged 0.3 --margin 0.1
     """
     with GraphStore.open(settings) as store:
         data = load_view(store, run_id, thresholds, max_edges)
     path = write_page(data, output or default_output(run_id))
     counts = ", ".join(f"{s} {data.counts[s]}" for s in STATUSES)
     click.echo(f"wrote {path}: {len(data.nodes)} nodes, {len(data.edges)} edges (of {data.total_edges}), "
-               f"statuses {counts}")
+               f"statuses {counts}; {data.borderline} borderline (within {data.thresholds.margin:g} of a threshold)")
     if data.note:
         click.echo(data.note)

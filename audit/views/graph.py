@@ -2,7 +2,10 @@
 
 Entities are the nodes, the run's edges the edges; every edge carries the score and status of
 ``audit.views.leakage`` (the one definition every view shares) and a few more measures for the
-details panel. The page itself is written by ``audit.views.page``.
+details panel, and its colour: the colour of its status in ``audit.views.palette`` (the one
+palette of every view), so the colour changes exactly at the thresholds. An edge whose score
+lies within the thresholds' ``margin`` of one is flagged borderline. The page itself is
+written by ``audit.views.page``.
 
 The cut (``max_edges``, 0 = none): a run with more edges than the limit keeps every forget edge,
 then the retained edges touching an entity of a forget edge, most damaged first, then the other
@@ -14,12 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from itertools import pairwise
 from pathlib import Path
 
 from audit.results.resurfacing import RESURFACED_FLAGS
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
-from audit.views.leakage import STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from audit.views.palette import STATUS_LABELS, UNMEASURED_COLOUR, status_colour
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
@@ -68,7 +71,8 @@ class ViewEdge:
     rouge1_before: float | None
     rouge1_after: float | None
     deviation_score: float | None
-    colour: str               # from the score's colour scale (score_colour)
+    colour: str               # its status's colour (audit.views.palette.status_colour)
+    borderline: str | None    # the threshold its score lies within the margin of, or None
     measures: dict = field(default_factory=dict)   # EXTRA_MEASURES the result has
 
 
@@ -82,37 +86,37 @@ class ViewData:
     max_edges: int            # the cut's limit (0 = none)
     counts: dict              # status -> edges of the whole run
     thresholds: LeakageThresholds
+    borderline: int           # edges of the whole run within the margin of a threshold
     note: str | None = None   # the cut, in words; None when nothing was cut
 
     def as_json(self) -> dict:
         return {"run": self.run, "nodes": [asdict(n) for n in self.nodes], "edges": [asdict(e) for e in self.edges],
                 "total_edges": self.total_edges, "max_edges": self.max_edges, "counts": self.counts,
-                "thresholds": self.thresholds.as_dict(), "note": self.note, "statuses": list(STATUSES),
-                "scales": {role: [[stop, colour] for stop, colour in stops] for role, stops in SCALES.items()}}
+                "borderline": self.borderline, "thresholds": self.thresholds.as_dict(), "note": self.note,
+                "statuses": list(STATUSES), "legend": legend(self.thresholds), "unmeasured_colour": UNMEASURED_COLOUR}
 
 
-# -- colour scales: continuous in the score, the same stops drawn in the legend ------------------
-# forget: leakage 0 (forgotten) green -> 1 (leaked) red, through yellow (ColorBrewer RdYlGn);
-# retain: damage 0 (kept) grey -> 1 (lost) orange. A negative damage (improved) is drawn as 0.
-SCALES = {
-    "forget": ((0.0, "#1a9850"), (0.5, "#fee08b"), (1.0, "#d73027")),
-    "retain": ((0.0, "#b0b0b0"), (1.0, "#e66101")),
-}
-UNMEASURED_COLOUR = "#dddddd"
+# -- the legend: each status, its colour and the range of scores it stands for -------------------
+def status_ranges(thresholds: LeakageThresholds) -> dict[str, str]:
+    """Each status's range of scores in words, from the thresholds in use (``docs/leakage.md``).
+
+    Example: with the defaults, ``status_ranges(t)["partly_forgotten"]`` is
+    ``"forget edge, 0.2 < ROUGE-1 after < 0.8"``.
+    """
+    t = thresholds
+    return {"leaked": f"forget edge, ROUGE-1 after ≥ {t.leaked:g}",
+            "partly_forgotten": f"forget edge, {t.forgotten:g} < ROUGE-1 after < {t.leaked:g}",
+            "forgotten": f"forget edge, ROUGE-1 after ≤ {t.forgotten:g}",
+            "damaged": f"retained edge, ROUGE-1 drop ≥ {t.damaged:g}",
+            "kept": f"retained edge, ROUGE-1 drop < {t.damaged:g}"}
 
 
-def score_colour(role: str, score: float | None) -> str:
-    """The colour of a score on its role's scale, as ``#rrggbb``; unmeasured edges are pale grey."""
-    if score is None:
-        return UNMEASURED_COLOUR
-    stops = SCALES["forget" if role == "forget" else "retain"]
-    x = min(1.0, max(0.0, float(score)))
-    for (a, ca), (b, cb) in pairwise(stops):
-        if x <= b:
-            t = (x - a) / (b - a)
-            rgb = [int(int(ca[i:i + 2], 16) * (1 - t) + int(cb[i:i + 2], 16) * t + 0.5) for i in (1, 3, 5)]
-            return "#" + "".join(f"{v:02x}" for v in rgb)
-    return stops[-1][1]
+def legend(thresholds: LeakageThresholds) -> list[dict]:
+    """The legend's rows, one per status in ``STATUSES`` order: status, label, colour, the role
+    of the edges it applies to (forget / retain) and its range."""
+    ranges = status_ranges(thresholds)
+    return [{"status": s, "label": STATUS_LABELS[s], "colour": status_colour(s),
+             "role": "forget" if s in FORGET_STATUSES else "retain", "range": ranges[s]} for s in STATUSES]
 
 
 # -- the cut -------------------------------------------------------------------------------------
@@ -169,11 +173,12 @@ def build_view(leakage: RunLeakage, results: list[EdgeResult] | None = None,
     nodes = [ViewNode(k, names[k], degree[k], on_page[k], k in forget_entities, hops[k]) for k in sorted(on_page)]
     edges = [ViewEdge(e.edge, e.head_key, e.tail_key, e.head, e.tail, e.role, e.domain, e.status, e.score,
                       e.edge_degree, e.component, e.component_density, e.rouge1_before, e.rouge1_after,
-                      e.deviation_score, score_colour(e.role, e.score), extra.get(e.edge, {})) for e in shown]
+                      e.deviation_score, status_colour(e.status), e.borderline, extra.get(e.edge, {}))
+             for e in shown]
     run = {k: leakage.run[k] for k in RUN_FIELDS + SUMMARY_FIELDS if leakage.run.get(k) is not None}
     total = len(leakage.edges)
     return ViewData(run, nodes, edges, total, max_edges, leakage.counts(), leakage.thresholds,
-                    _note(edges, total, max_edges))
+                    sum(e.borderline is not None for e in leakage.edges), _note(edges, total, max_edges))
 
 
 def _hops(edges: list[EdgeLeakage], forget_entities: set[str]) -> dict[str, int]:

@@ -4,10 +4,16 @@ The page's HTML, CSS and JavaScript are files in ``audit/data/view`` (``page.htm
 ``page.js``), filled in here. The graph is drawn by cytoscape.js (MIT), vendored beside them and inlined; its
 layouts place the nodes (no layout code of ours). The page's Content-Security-Policy forbids
 every fetch, so nothing can leave the machine when it is opened, not even by accident.
+
+The layout is the same on every load, whatever the window: cytoscape's layouts are given a box
+of one fixed size (``LAYOUT_BOX``) and ``cose`` starts from positions drawn from each entity's
+key (``start_positions``) instead of ``Math.random``; the page then frames the forget edges and
+their neighbours.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
@@ -27,17 +33,42 @@ CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 # the middle, their neighbours around them, every other entity outside; it placed 10,000 edges
 # (3,000-6,000 entities) in about 4 s there.
 COSE_MAX_NODES = 300
+# The graph area's size while the layout runs (px): cose pulls nodes towards the middle of the
+# area and packs components to its aspect, so a layout run in the window's own area would move
+# with the window. The page lays out in this box, then gives the area back and frames the result.
+LAYOUT_BOX = (1200, 800)
 
 
 def layout_for(nodes: int) -> dict:
-    """cytoscape layout options for a graph of ``nodes`` entities."""
+    """cytoscape layout options for a graph of ``nodes`` entities (``box``: ``LAYOUT_BOX``).
+
+    ``cose`` starts from ``start_positions`` (``randomize`` off) and counts the labels in a node's
+    size (``nodeDimensionsIncludeLabels``), so it keeps labels apart as it keeps nodes apart.
+    """
+    box = list(LAYOUT_BOX)
     if nodes <= COSE_MAX_NODES:
-        return {"name": "cose", "animate": False, "randomize": True, "fit": True, "padding": 30,
-                "nodeRepulsion": 40000, "idealEdgeLength": 60, "nodeOverlap": 10, "componentSpacing": 60,
-                "gravity": 2, "numIter": 1000}
+        return {"name": "cose", "animate": False, "randomize": False, "fit": False, "padding": 30,
+                "nodeDimensionsIncludeLabels": True, "nodeRepulsion": 60000, "idealEdgeLength": 70,
+                "nodeOverlap": 20, "componentSpacing": 80, "gravity": 2, "numIter": 1000, "box": box}
     # rings from the nodes' ``hops`` (the page sets concentric = 2 - hops, levelWidth = 1)
-    return {"name": "concentric", "animate": False, "fit": True, "padding": 30, "minNodeSpacing": 6,
-            "avoidOverlap": True, "rings": "hops"}
+    return {"name": "concentric", "animate": False, "fit": False, "padding": 30, "minNodeSpacing": 6,
+            "avoidOverlap": True, "rings": "hops", "box": box}
+
+
+def start_positions(keys: list[str]) -> dict[str, list[float]]:
+    """Where ``cose`` starts each entity: a point of ``LAYOUT_BOX`` drawn from the SHA-256 of its
+    key, so the same graph starts (and so ends) the same way on every load, whatever the order
+    of its entities. cytoscape would otherwise start from ``Math.random``.
+
+    Example: ``start_positions(["g/0"])["g/0"]`` is the same two numbers in every process.
+    """
+    width, height = LAYOUT_BOX
+    out = {}
+    for key in keys:
+        digest = hashlib.sha256(key.encode("utf-8")).digest()
+        x, y = int.from_bytes(digest[:4], "big") / 2 ** 32, int.from_bytes(digest[4:8], "big") / 2 ** 32
+        out[key] = [round(x * width, 3), round(y * height, 3)]
+    return out
 
 
 def asset(name: str) -> str:
@@ -75,9 +106,12 @@ def _finite(value):
 
 
 def render_page(data: ViewData, layout: dict | None = None) -> str:
-    """The page as one HTML string; ``layout`` overrides ``layout_for`` (cytoscape options)."""
+    """The page as one HTML string; ``layout`` overrides ``layout_for`` (cytoscape options; the
+    layout box is ``LAYOUT_BOX`` unless it names its own ``box``)."""
     payload = data.as_json()
-    payload["layout"] = layout or layout_for(len(data.nodes))
+    payload["layout"] = {"box": list(LAYOUT_BOX), **(layout or layout_for(len(data.nodes)))}
+    if payload["layout"]["name"] == "cose":
+        payload["start"] = start_positions([n.key for n in data.nodes])
     title = f"audit view: {data.run.get('key', '')}"
     return (asset("page.html").replace("@TITLE@", html.escape(title))
                 .replace("@CSP@", html.escape(CSP))

@@ -1,6 +1,6 @@
 """One palette for every view of a run's leakage: ``audit view``'s page, ``audit report``'s plots
 and Neo4j Browser's stylesheet (``docker/neo4j/leakage.grass``, checked against this module by
-``tests/docker/test_browser_files.py``).
+``tests/docker/test_leakage_style.py``).
 
 A status is one colour, so the breaks fall exactly at the thresholds (``audit/views/leakage.py``):
 an edge at ROUGE-1 0.25 is partly forgotten and looks it, whatever its neighbours on the scale.
@@ -20,7 +20,7 @@ STATUS_COLOURS = {
     "partly_forgotten": "#E69F00",  # orange
     "forgotten": "#0072B2",         # blue
     "damaged": "#CC79A7",           # reddish purple
-    "kept": "#BBBBBB",              # grey
+    "kept": "#C4C4C4",              # light grey
 }
 UNMEASURED_COLOUR = "#E4E4E4"
 STATUS_LABELS = {"leaked": "leaked", "partly_forgotten": "partly forgotten", "forgotten": "forgotten",

@@ -8,8 +8,8 @@
     box.hidden = false;
   }
   window.addEventListener("error", function (ev) { fail(ev.message || String(ev)); });
-  var LABELS = {leaked: "leaked", partly_forgotten: "partly forgotten", forgotten: "forgotten",
-                damaged: "damaged", kept: "kept", none: "not measured"};
+  var LABELS = {none: "not measured"};
+  var MAX_OPEN_ZOOM = 1.6;   // a small forget neighbourhood opens readable, not blown up to maxZoom
 
   function el(tag, text, cls) {
     var e = document.createElement(tag);
@@ -22,16 +22,22 @@
     if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(3);
     return String(v);
   }
-  function pair(parent, name, value) {
-    var s = el("span"); s.appendChild(el("b", name + ": ")); s.appendChild(document.createTextNode(fmt(value)));
+  function pair(parent, name, value, colour, title) {
+    var s = el("span", null, "pair");
+    if (colour) { var dot = el("i", null, "dot"); dot.style.background = colour; s.appendChild(dot); }
+    s.appendChild(el("b", name + ": ")); s.appendChild(document.createTextNode(fmt(value)));
+    if (title) s.title = title;
     parent.appendChild(s);
+    return s;
   }
-  function gradient(stops) {
-    return "linear-gradient(to right, " + stops.map(function (s) { return s[1] + " " + (100 * s[0]) + "%"; }).join(", ") + ")";
+  function lineSample(colour, forget) {
+    var line = el("span", null, "line");
+    line.style.borderTop = (forget ? "4px dashed " : "2px solid ") + colour;
+    return line;
   }
 
   function header(data) {
-    var run = data.run;
+    var run = data.run, t = data.thresholds;
     document.getElementById("title").textContent = "Run " + (run.key || "");
     var fields = document.getElementById("run-fields");
     ["graph", "method", "mode", "selector", "model", "status"].forEach(function (k) {
@@ -41,7 +47,12 @@
     pair(summary, "forget ROUGE-1", fmt(run.forget_rouge1_before) + " \u2192 " + fmt(run.forget_rouge1_after));
     pair(summary, "retain ROUGE-1", fmt(run.retain_rouge1_before) + " \u2192 " + fmt(run.retain_rouge1_after));
     pair(summary, "deviation score", run.deviation_score);
-    data.statuses.forEach(function (s) { pair(summary, LABELS[s], data.counts[s]); });
+    data.legend.forEach(function (s) {
+      pair(summary, s.label, data.counts[s.status], s.colour, s.range).dataset.status = s.status;
+    });
+    pair(summary, "borderline", data.borderline, null,
+         "edges whose score lies within " + t.margin + " of a threshold: their status could go either way")
+      .dataset.status = "borderline";
     // resurfacing checks (docs/robustness.md): forgotten forget edges that came back under each
     Object.keys(run).filter(function (k) { return k.indexOf("resurfaced_") === 0; }).forEach(function (k) {
       pair(summary, k.replace("resurfaced_", "resurfaced: ").replace(/_/g, " "),
@@ -52,37 +63,43 @@
 
   function legend(data) {
     var box = document.getElementById("legend"), t = data.thresholds;
-    function scale(title, stops, left, right) {
-      box.appendChild(el("div", title));
-      var bar = el("div", null, "scale"); bar.style.background = gradient(stops); box.appendChild(bar);
-      var ticks = el("div", null, "ticks"); ticks.appendChild(el("span", left)); ticks.appendChild(el("span", right));
-      box.appendChild(ticks);
-    }
-    scale("forget edge: leakage (ROUGE-1 after)", data.scales.forget, "0 forgotten", "1 leaked");
-    scale("retained edge: damage (ROUGE-1 drop)", data.scales.retain, "0 kept", "1 lost");
-    var marks = [["dashed thick line", "forget edge", "border-top: 4px dashed #555"],
-                 ["thin line", "retained edge", "border-top: 2px solid #999"],
-                 ["pale line", "not measured", "border-top: 2px solid #ddd"]];
-    marks.forEach(function (m) {
-      var d = el("div"), line = el("span", null, "line"); line.style.cssText = m[2];
-      d.appendChild(line); d.appendChild(document.createTextNode(m[1])); box.appendChild(d);
+    data.legend.forEach(function (s) {
+      var row = el("div", null, "status"); row.dataset.status = s.status;
+      row.appendChild(lineSample(s.colour, s.role === "forget"));
+      row.appendChild(el("span", s.label, "name"));
+      row.appendChild(el("span", s.range, "range"));
+      box.appendChild(row);
     });
+    var none = el("div", null, "status"); none.dataset.status = "none";
+    none.appendChild(lineSample(data.unmeasured_colour, false));
+    none.appendChild(el("span", "not measured", "name"));
+    box.appendChild(none);
+    var marks = el("div", null, "marks");
+    var b = el("div"); b.appendChild(el("span", "\u25c7", "marker"));
+    b.appendChild(document.createTextNode("borderline: score within " + t.margin + " of a threshold; its status " +
+                                          "could go either way"));
+    marks.appendChild(b);
+    marks.appendChild(el("div", "dashed thick line: forget edge, labelled with its ROUGE-1 after; thin solid " +
+                                "line: retained edge (hover for its drop)"));
     var n = el("div"), sw = el("span", null, "swatch"); sw.style.border = "3px solid #222";
     n.appendChild(sw); n.appendChild(document.createTextNode("entity of a forget edge (size: degree)"));
-    box.appendChild(n);
-    box.appendChild(el("p", "statuses: leaked \u2265 " + t.leaked + ", forgotten \u2264 " + t.forgotten +
-                            ", damaged: drop \u2265 " + t.damaged, "hint"));
+    marks.appendChild(n);
+    box.appendChild(marks);
   }
 
-  function details(ele) {
+  function details(ele, data) {
     var dl = document.getElementById("fields"); dl.textContent = "";
-    function row(k, v) { dl.appendChild(el("dt", k)); dl.appendChild(el("dd", fmt(v))); }
-    var d = ele.data();
+    function row(k, v) { dl.appendChild(el("dt", k)); dl.appendChild(el("dd", fmt(v))); return dl.lastChild; }
+    var d = ele.data(), t = data.thresholds;
     if (ele.isEdge()) {
       var e = d.edge;
       row("edge", e.key); row("head", e.head + " (" + e.head_key + ")"); row("tail", e.tail + " (" + e.tail_key + ")");
       row("role", e.role); row("status", LABELS[e.status || "none"]);
       row(e.role === "forget" ? "leakage" : "damage", e.score);
+      if (e.borderline) {
+        row("borderline", "within " + t.margin + " of the " + LABELS[e.borderline] + " threshold (" +
+            t[e.borderline] + "): its status could go either way").className = "borderline";
+      }
       row("domain", e.domain); row("edge degree", e.edge_degree); row("component", e.component);
       row("component density", e.component_density);
       row("ROUGE-1 before", e.rouge1_before); row("ROUGE-1 after", e.rouge1_after);
@@ -109,7 +126,8 @@
     checks("statuses", statuses, function (s) { return LABELS[s]; });
     checks("roles", ["forget", "retain"], function (s) { return s === "forget" ? "forget edges" : "retained edges"; });
     var lo = document.getElementById("score-min"), hi = document.getElementById("score-max");
-    lo.addEventListener("input", apply); hi.addEventListener("input", apply);
+    var near = document.getElementById("borderline-only");
+    lo.addEventListener("input", apply); hi.addEventListener("input", apply); near.addEventListener("change", apply);
     function apply() {
       var min = parseFloat(lo.value), max = parseFloat(hi.value), shown = 0, live = {};
       if (isNaN(min)) min = 0; if (isNaN(max)) max = 1;
@@ -117,7 +135,7 @@
         cy.edges().forEach(function (edge) {
           var e = edge.data("edge"), s = e.score === null ? null : Math.min(1, Math.max(0, e.score));
           var ok = boxes["statuses:" + (e.status || "none")].checked && boxes["roles:" + e.role].checked &&
-                   (s === null || (s >= min && s <= max));
+                   (s === null || (s >= min && s <= max)) && (!near.checked || e.borderline !== null);
           edge.toggleClass("hidden", !ok);
           if (ok) { shown++; live[edge.data("source")] = 1; live[edge.data("target")] = 1; }
         });
@@ -128,41 +146,78 @@
     apply();
   }
 
-  function main() {
-    var data = JSON.parse(document.getElementById("audit-data").textContent);
-    header(data); legend(data);
-    if (typeof cytoscape !== "function") throw new Error("cytoscape.js did not load");
-    var big = data.edges.length > 3000, elements = [];
+  function style(data, big) {
+    var label = {"font-size": 10, "min-zoomed-font-size": 8, color: "#222", "text-background-color": "#ffffff",
+                 "text-background-opacity": 0.85, "text-background-padding": 1,
+                 "text-background-shape": "roundrectangle"};
+    // drawing order by z-index alone: grey retained edges, coloured ones, the other entities, the
+    // forget edges' entities, the forget edges and their scores (so nothing in their way hides them)
+    var z = {kept: 2, damaged: 5, forgotten: 8, partly_forgotten: 9, leaked: 9};
+    var byStatus = Object.keys(z).map(function (s) { return {selector: "edge.s-" + s, style: {"z-index": z[s]}}; });
+    return [
+      {selector: "node", style: Object.assign({"background-color": "#6b7b8f", width: "data(size)", height: "data(size)",
+                                               label: "data(name)", "text-valign": "bottom", "text-margin-y": 3,
+                                               "text-wrap": "ellipsis", "text-max-width": 140,
+                                               "z-index-compare": "manual", "z-index": 20}, label)},
+      {selector: "node.forget", style: {"border-width": 3, "border-color": "#222", "z-index": 45}},
+      {selector: "edge", style: {"line-color": "data(colour)", width: 2, "curve-style": big ? "haystack" : "bezier",
+                                 "z-index-compare": "manual", "z-index": 1}}
+    ].concat(byStatus, [
+      // a forget edge is labelled with its score, above its middle (clear of the borderline marker)
+      {selector: "edge.forget", style: Object.assign({width: 5, "line-style": "dashed", "line-dash-pattern": [9, 3],
+                                                      label: "data(score_text)", "font-size": 10,
+                                                      "text-margin-y": -14, "z-index": 50}, label)},
+      {selector: "edge.retain", style: {"line-opacity": data.edges.length > 1000 ? 0.55 : 1}},
+      {selector: "edge.unmeasured", style: {width: 1.5}},
+      // borderline: a hollow diamond in the middle of the line, seen whatever the colour
+      {selector: "edge.borderline", style: {"mid-target-arrow-shape": "diamond", "mid-target-arrow-fill": "hollow",
+                                            "mid-target-arrow-color": "#111", "arrow-scale": 1.3}},
+      {selector: "edge.forget.borderline", style: {"arrow-scale": 1}},
+      // any edge hovered or selected shows its score above everything
+      {selector: "edge.hover, edge:selected", style: Object.assign({label: "data(score_text)", "font-size": 10,
+                                                                    "z-index": 60}, label)},
+      // the selection is a halo under the element: an overlay on top would change its colour
+      {selector: ":selected", style: {"underlay-color": "#1f78b4", "underlay-opacity": 0.3, "underlay-padding": 5}},
+      {selector: ".hidden", style: {display: "none"}}
+    ]);
+  }
+
+  function elements(data) {
+    var out = [], start = data.start || {};
     data.nodes.forEach(function (n) {
-      elements.push({group: "nodes", data: {id: "n:" + n.key, name: n.name, size: Math.min(44, 10 + 5 * Math.sqrt(n.degree)), node: n},
-                     classes: n.forget ? "forget" : ""});
+      var p = start[n.key];
+      out.push({group: "nodes", data: {id: "n:" + n.key, name: n.name, size: Math.min(44, 10 + 5 * Math.sqrt(n.degree)), node: n},
+                position: p ? {x: p[0], y: p[1]} : undefined, classes: n.forget ? "forget" : ""});
     });
     data.edges.forEach(function (e) {
-      elements.push({group: "edges", data: {id: "e:" + e.key, source: "n:" + e.head_key, target: "n:" + e.tail_key,
-                                            colour: e.colour, edge: e},
-                     classes: (e.role === "forget" ? "forget" : "retain") + (e.status ? "" : " unmeasured")});
+      out.push({group: "edges", data: {id: "e:" + e.key, source: "n:" + e.head_key, target: "n:" + e.tail_key,
+                                       colour: e.colour, edge: e, score_text: e.score === null ? "" : e.score.toFixed(2)},
+                classes: (e.role === "forget" ? "forget" : "retain") + " s-" + (e.status || "none") +
+                         (e.status ? "" : " unmeasured") + (e.borderline ? " borderline" : "")});
     });
+    return out;
+  }
+
+  function main() {
+    var data = JSON.parse(document.getElementById("audit-data").textContent);
+    data.legend.forEach(function (s) { LABELS[s.status] = s.label; });
+    header(data); legend(data);
+    if (typeof cytoscape !== "function") throw new Error("cytoscape.js did not load");
+    var big = data.edges.length > 3000, box = document.getElementById("graph");
+    // the layout runs in a box of one fixed size (audit/views/page.py, LAYOUT_BOX): the same
+    // positions in every window; the graph area is given back once it is done
+    box.style.flex = "none"; box.style.width = data.layout.box[0] + "px"; box.style.height = data.layout.box[1] + "px";
     var started = performance.now();
     var cy = cytoscape({
-      container: document.getElementById("graph"), elements: elements,
+      container: box, elements: elements(data),
       minZoom: 0.02, maxZoom: 6, pixelRatio: big ? 1 : "auto",
-      hideEdgesOnViewport: big, textureOnViewport: big,
-      style: [
-        {selector: "node", style: {"background-color": "#6b7b8f", width: "data(size)", height: "data(size)",
-                                   label: "data(name)", "font-size": 10, "min-zoomed-font-size": 7, color: "#333",
-                                   "text-valign": "bottom", "text-margin-y": 2}},
-        {selector: "node.forget", style: {"border-width": 3, "border-color": "#222", "z-index": 20}},
-        {selector: "edge", style: {"line-color": "data(colour)", width: 2, "curve-style": big ? "haystack" : "bezier"}},
-        {selector: "edge.forget", style: {width: 5, "line-style": "dashed", "line-dash-pattern": [9, 3], "z-index": 10}},
-        {selector: "edge.retain", style: {"line-opacity": data.edges.length > 1000 ? 0.55 : 1}},
-        {selector: "edge.unmeasured", style: {width: 1.5}},
-        {selector: ":selected", style: {"overlay-color": "#1f78b4", "overlay-opacity": 0.3, "overlay-padding": 4}},
-        {selector: ".hidden", style: {display: "none"}}
-      ]
+      hideEdgesOnViewport: big, textureOnViewport: big, style: style(data, big)
     });
     var pinned = null;
-    cy.on("mouseover", "node, edge", function (ev) { if (!pinned) details(ev.target); });
-    cy.on("tap", "node, edge", function (ev) { pinned = ev.target; details(ev.target); });
+    cy.on("mouseover", "node, edge", function (ev) { if (!pinned) details(ev.target, data); });
+    cy.on("mouseover", "edge", function (ev) { ev.target.addClass("hover"); });
+    cy.on("mouseout", "edge", function (ev) { ev.target.removeClass("hover"); });
+    cy.on("tap", "node, edge", function (ev) { pinned = ev.target; details(ev.target, data); });
     cy.on("tap", function (ev) { if (ev.target === cy) pinned = null; });
     filters(data, cy);
     // for tests and scripted screenshots: pin the details of an edge or entity by its key
@@ -170,15 +225,22 @@
       var ele = cy.getElementById("e:" + key);
       if (ele.empty()) ele = cy.getElementById("n:" + key);
       if (ele.empty()) return false;
-      cy.elements().unselect(); ele.select(); pinned = ele; details(ele);
+      cy.elements().unselect(); ele.select(); pinned = ele; details(ele, data);
       return true;
     };
-    function near() { return cy.nodes().filter(function (n) { return n.data("node").hops <= 1; }); }
-    document.getElementById("fit-all").addEventListener("click", function () { cy.fit(cy.elements(":visible"), 30); });
-    document.getElementById("fit-forget").addEventListener("click", function () { cy.fit(near(), 40); });
+    view.cy = cy;
+    function near() { return cy.nodes(":visible").filter(function (n) { return n.data("node").hops <= 1; }); }
+    function frame(eles, padding) {
+      cy.fit(eles, padding);
+      if (cy.zoom() > MAX_OPEN_ZOOM) { cy.zoom(MAX_OPEN_ZOOM); cy.center(eles); }
+    }
+    document.getElementById("fit-all").addEventListener("click", function () { frame(cy.elements(":visible"), 30); });
+    document.getElementById("fit-forget").addEventListener("click", function () { frame(near(), 40); });
     cy.one("layoutstop", function () {
-      // a large graph opens on the forget edges and their neighbours; "Fit all" shows the rest
-      if (data.layout.rings === "hops" && near().length) cy.fit(near(), 40);
+      box.style.flex = box.style.width = box.style.height = "";
+      cy.resize();
+      // the page opens on the forget edges and their neighbours; "Fit all" shows the rest
+      frame(near().length ? near() : cy.elements(), 40);
       view.layout = data.layout.name;
       view.layoutMs = Math.round(performance.now() - started);
       view.nodes = cy.nodes().length; view.edges = cy.edges().length;
@@ -190,7 +252,6 @@
       layout.levelWidth = function () { return 1; };
     }
     cy.layout(layout).run();
-
   }
 
   try { main(); } catch (e) { fail(e && e.stack ? e.stack : e); }

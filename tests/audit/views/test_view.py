@@ -2,9 +2,11 @@
 
 A real run is made once for the module (a generated PISTOL graph, a scratch model, the real
 embedded server). Expected values come from the edge list written here and from the results
-read back with Cypher, never from the page's own data. The browser test loads the page in
-Debian's Chromium over the DevTools protocol and checks that nothing leaves the machine and
-nothing is logged as an error.
+read back with Cypher, never from the page's own data. The browser tests load the page in
+Debian's Chromium over the DevTools protocol and check that nothing leaves the machine and
+nothing is logged as an error; then a page of sample_data_2's real graph (30 entities, 75 edges
+in three components, every status present) is looked at in windows 1024, 1400 and 1920 px wide:
+what is in view, where, and in which colours.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ import re
 import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
+from PIL import Image
 
 from audit.config import InjectionConfig, UnlearnConfig
-from audit.views.leakage import EdgeLeakage, LeakageThresholds, RunLeakage
+from audit.views.leakage import EdgeLeakage, LeakageThresholds, RunLeakage, borderline, classify
 from audit.run.runner import RunRequest, run_audit
-from audit.views.graph import build_view, cut_edges, default_output, load_view, score_colour
-from audit.views.page import CSP, embed_json, render_page, write_page
+from audit.views.graph import RESURFACED_COUNTS, build_view, cut_edges, default_output, load_view, status_ranges
+from audit.views.page import CSP, LAYOUT_BOX, embed_json, layout_for, render_page, start_positions, write_page
 from cli.main import cli
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol
@@ -32,6 +36,8 @@ from graphstore.errors import ConfigError
 from graphstore.ingest import write_graph
 
 from browser import CHROMIUM, Chromium
+from conftest import pistol_file
+from view_screenshots import WIDTHS, open_at
 
 REPO = Path(__file__).resolve().parents[3]
 GRAPH, RUN = "viewg", "view-ga"
@@ -44,6 +50,9 @@ FAST = {"epochs": 6, "lr": 2e-3, "batch_size": 4}
 # spread of statuses) keeps the run to seconds on 2 idle cores (minutes when they are busy).
 SHORT_INJECTION = InjectionConfig(max_epochs=20, target_rouge1=0.6)
 T = LeakageThresholds()
+# the Okabe-Ito colours of the statuses (audit/views/palette.py), written out again as RGB
+RGB = {"leaked": (213, 94, 0), "partly_forgotten": (230, 159, 0), "forgotten": (0, 114, 178),
+       "damaged": (204, 121, 167), "kept": (196, 196, 196), None: (228, 228, 228)}
 
 
 def damage(row: dict) -> float:
@@ -165,13 +174,48 @@ def test_cut_order_by_hand():
         cut_edges(run.edges, -1)
 
 
-def test_colour_scales_are_continuous():
-    assert score_colour("forget", 0.0) == "#1a9850" and score_colour("forget", 1.0) == "#d73027"
-    assert score_colour("forget", 0.5) == "#fee08b" and score_colour("retain", 0.0) == "#b0b0b0"
-    assert score_colour("retain", 1.0) == "#e66101" and score_colour("retain", -0.3) == "#b0b0b0"
-    # halfway between grey (176,176,176) and orange (230,97,1), by hand
-    assert score_colour("retain", 0.5) == "#cb8959"
-    assert score_colour("retain", None) == score_colour("forget", None) == "#dddddd"
+def hex_of(rgb: tuple) -> str:
+    return "#" + "".join(f"{v:02X}" for v in rgb)
+
+
+def test_the_colour_breaks_exactly_at_the_thresholds():
+    # (role, score) -> the status by the thresholds 0.2 / 0.8 / 0.2, and the borderline flag
+    # (within 0.05 of one), by hand
+    cases = [("forget", 0.2, "forgotten", "forgotten"), ("forget", 0.2001, "partly_forgotten", "forgotten"),
+             ("forget", 0.5, "partly_forgotten", None), ("forget", 0.7999, "partly_forgotten", "leaked"),
+             ("forget", 0.8, "leaked", "leaked"), ("forget", 0.1, "forgotten", None),
+             ("forget", 0.26, "partly_forgotten", None), ("retain", 0.1999, "kept", "damaged"),
+             ("retain", 0.2, "damaged", "damaged"), ("retain", -0.3, "kept", None), ("retain", 0.6, "damaged", None)]
+    edges = []
+    for i, (role, score, _, _) in enumerate(cases):
+        after = score if role == "forget" else 0.9 - score
+        _, status = classify({"role": role, "rouge1_before": 0.9, "rouge1_after": after}, T)
+        edges.append(EdgeLeakage(f"g/{i}_x", f"g/{i}", "g/x", str(i), "x", role, "d", 1, 0, 0.5, 0.9, after, score,
+                                 status, None, borderline(role, score, T)))
+    view = build_view(RunLeakage({"key": "r", "graph": "g"}, edges, T))
+    assert [(e.status, e.colour, e.borderline) for e in view.edges] == \
+        [(status, hex_of(RGB[status]), near) for _, _, status, near in cases]
+    assert view.borderline == sum(near is not None for *_, near in cases)
+    assert status_ranges(T) == {"leaked": "forget edge, ROUGE-1 after ≥ 0.8",
+                                "partly_forgotten": "forget edge, 0.2 < ROUGE-1 after < 0.8",
+                                "forgotten": "forget edge, ROUGE-1 after ≤ 0.2",
+                                "damaged": "retained edge, ROUGE-1 drop ≥ 0.2", "kept": "retained edge, ROUGE-1 drop < 0.2"}
+    legend = view.as_json()["legend"]
+    assert [(r["status"], r["colour"], r["role"]) for r in legend] == [
+        (s, hex_of(RGB[s]), "forget" if s in ("leaked", "partly_forgotten", "forgotten") else "retain") for s in RGB if s]
+
+
+def test_layout_starts_from_the_keys():
+    keys = [f"g/{i}" for i in range(50)]
+    start = start_positions(keys)
+    assert start == start_positions(list(reversed(keys)))            # the order of the entities does not matter
+    assert all(0 <= x <= LAYOUT_BOX[0] and 0 <= y <= LAYOUT_BOX[1] for x, y in start.values())
+    assert len({tuple(p) for p in start.values()}) == 50              # no two entities start on one point
+    # the first 8 bytes of SHA-256("g/0"), by hashlib here, scaled to the box
+    digest = hashlib.sha256(b"g/0").digest()
+    assert start["g/0"] == [round(int.from_bytes(digest[:4], "big") / 2 ** 32 * LAYOUT_BOX[0], 3),
+                            round(int.from_bytes(digest[4:8], "big") / 2 ** 32 * LAYOUT_BOX[1], 3)]
+    assert layout_for(10)["randomize"] is False and layout_for(10)["box"] == list(LAYOUT_BOX)
 
 
 def test_embedded_data_cannot_close_its_script():
@@ -300,6 +344,161 @@ def test_cut_page_and_hostile_names_in_headless_chromium(chromium, settings, tmp
     assert sorted(shown) == sorted(names.values())
 
 
+# -- sample_data_2 at three widths ----------------------------------------------------------------
+# The graph of the issue: a chain (0-9), a semi-dense component (10-19) and a dense one (20-29)
+# holding the forget edges. The scores are set here so that every status shows: the forget edges
+# partly forgotten and borderline (0.23), forgotten (0.05) and leaked (0.85); a retained edge's drop
+# ((3a + 7b) mod 11) / 20 for an edge a_b, from 0 to 0.5; the chain's last edge not measured.
+S2_FORGET = {"20_21": 0.23, "20_22": 0.05, "21_22": 0.85}
+S2_UNMEASURED = "8_9"
+
+
+def s2_drop(label: str) -> float:
+    a, b = map(int, label.split("_"))
+    return ((3 * a + 7 * b) % 11) / 20
+
+
+def s2_status(role: str, score: float | None) -> str | None:
+    if score is None:
+        return None
+    if role == "forget":
+        return "leaked" if score >= 0.8 else "forgotten" if score <= 0.2 else "partly_forgotten"
+    return "damaged" if score >= 0.2 else "kept"
+
+
+def s2_near(role: str, score: float | None) -> bool:
+    thresholds = (0.2, 0.8) if role == "forget" else (0.2,)
+    return score is not None and any(abs(score - t) <= 0.05 + 1e-9 for t in thresholds)
+
+
+@pytest.fixture(scope="module")
+def s2_view():
+    graph = load_pistol(pistol_file("sample_data_2.json"))
+    names = {e.key: e.name for e in graph.entities}
+    degree: dict[str, int] = {}
+    for f in graph.facts:
+        degree[f.head] = degree.get(f.head, 0) + 1
+        degree[f.tail] = degree.get(f.tail, 0) + 1
+    edges = []
+    for f in graph.facts:
+        role = "forget" if f.label in S2_FORGET else "retain"
+        score = None if f.label == S2_UNMEASURED else S2_FORGET.get(f.label, s2_drop(f.label))
+        after = None if score is None else score if role == "forget" else 0.9 - score
+        edges.append(EdgeLeakage(f.key, f.head, f.tail, names[f.head], names[f.tail], role, f.domain,
+                                 degree[f.head] + degree[f.tail] - 2, 0, 0.5, 0.9, after, score, s2_status(role, score),
+                                 None, borderline(role, score, T)))
+    edges.sort(key=lambda e: (e.role != "forget", e.edge))
+    # a full header: every run field and summary the page shows, resurfacing counts included
+    run = {"key": "s2-dpo-2026-11-27T08-41-57", "graph": "sample_data_2", "method": "dpo", "mode": "joint",
+           "selector": "top-degree:3", "model": "scratch:tiny", "status": "done", "started_at": "2026-11-27T08:41:57",
+           "forget_rouge1_before": 0.95, "forget_rouge1_after": 0.38, "retain_rouge1_before": 0.93,
+           "retain_rouge1_after": 0.71, "deviation_score": 61.5, "forget_edges_forgotten": 1,
+           **{k: 1 for k in RESURFACED_COUNTS}}
+    return graph, build_view(RunLeakage(run, edges, T))
+
+
+GEOMETRY = """(() => {
+  const cy = auditView.cy, w = cy.width(), h = cy.height(), area = document.getElementById('graph').getBoundingClientRect();
+  const inside = b => b.x1 >= 0 && b.y1 >= 0 && b.x2 <= w && b.y2 <= h;
+  const header = document.getElementById('header');
+  return {
+    innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth,
+    header: {scrollWidth: header.scrollWidth, clientWidth: header.clientWidth, text: header.innerText,
+             bottom: header.getBoundingClientRect().bottom},
+    pairs: Array.from(header.querySelectorAll('.pair')).map(p => { const r = p.getBoundingClientRect();
+      return {text: p.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+              scrollWidth: p.scrollWidth, clientWidth: p.clientWidth}; }),
+    area: {left: area.left, top: area.top, width: w, height: h},
+    forget: cy.edges('.forget').map(e => ({key: e.data('edge').key, box: e.renderedBoundingBox(), inside: inside(e.renderedBoundingBox())})),
+    near: cy.nodes().filter(n => n.data('node').hops <= 1).renderedBoundingBox(),
+    positions: Object.fromEntries(cy.nodes().map(n => [n.id(), [n.position('x'), n.position('y')]])),
+    edges: cy.edges().map(e => ({key: e.data('edge').key, colour: e.style('line-color'), inside: inside(e.renderedBoundingBox()),
+                                 marker: e.style('mid-target-arrow-shape')})),
+    legend: Array.from(document.querySelectorAll('#legend .status')).map(r =>
+      [r.dataset.status, getComputedStyle(r.querySelector('.line')).borderTopColor]),
+  };
+})()"""
+
+
+def rgb_of(css: str) -> tuple:
+    """``rgb(1, 2, 3)`` or ``rgb(1,2,3)`` as (1, 2, 3)."""
+    return tuple(int(v) for v in re.findall(r"\d+", css)[:3])
+
+
+def test_sample_data_2_at_three_widths(chromium, s2_view, tmp_path):
+    graph, view = s2_view
+    page = chromium
+    path = write_page(view, tmp_path / "s2.html")
+    status = {e.key: e.status for e in view.edges}
+    forget = {f.key for f in graph.facts if f.label in S2_FORGET}
+    # by hand: the forget entities are 20, 21, 22; every entity of the dense component is one of
+    # them or a neighbour, nothing else is
+    near = {f"sample_data_2/{i}" for i in range(20, 30)}
+    counts = {s: 0 for s in ("leaked", "partly_forgotten", "forgotten", "damaged", "kept")}
+    flagged = 0
+    for f in graph.facts:
+        role = "forget" if f.label in S2_FORGET else "retain"
+        score = None if f.label == S2_UNMEASURED else S2_FORGET.get(f.label, s2_drop(f.label))
+        if score is not None:
+            counts[s2_status(role, score)] += 1
+        flagged += s2_near(role, score)
+    labels = {"leaked": "leaked", "partly_forgotten": "partly forgotten", "forgotten": "forgotten",
+              "damaged": "damaged", "kept": "kept"}
+    expected_header = [f"{labels[s]}: {n}" for s, n in counts.items()] + [f"borderline: {flagged}"] + \
+        [k.replace("resurfaced_", "resurfaced: ").replace("_", " ") + ": 1 of 1" for k in RESURFACED_COUNTS]
+    try:
+        first = None
+        for width in WIDTHS:
+            for again in (False, True):
+                state = open_at(page, path, width)
+                assert state["error"] is None and state["ready"] and state["layout"] == "cose", (width, state)
+                assert problems(page, path.resolve().as_uri()) == []
+                g = page.evaluate(GEOMETRY)
+                # the same positions on every load, whatever the window's width
+                first = first or g["positions"]
+                assert g["positions"] == first, (width, again)
+            # no horizontal scrollbar; the header wraps, every "name: value" whole and inside the window
+            assert g["scrollWidth"] <= g["innerWidth"] == width
+            assert g["header"]["scrollWidth"] <= g["header"]["clientWidth"]
+            for pair in g["pairs"]:
+                assert 0 <= pair["left"] and pair["right"] <= width and pair["scrollWidth"] <= pair["clientWidth"] + 1, pair
+                assert pair["bottom"] <= g["header"]["bottom"], pair
+            header_text = " ".join(g["header"]["text"].split())
+            assert all(item in header_text for item in expected_header), (width, header_text)
+            assert g["area"]["top"] >= g["header"]["bottom"]
+            # the page opens on the forget neighbourhood: every forget edge in view, and the
+            # neighbourhood fills the graph area (it is no thumbnail in a corner)
+            assert {e["key"] for e in g["forget"]} == forget and all(e["inside"] for e in g["forget"]), g["forget"]
+            box, area = g["near"], g["area"]
+            assert box["w"] >= 0.6 * area["width"] or box["h"] >= 0.6 * area["height"], (box, area)
+            # every edge drawn in its status's colour; the legend's lines too; borderline edges marked
+            assert {e["key"]: rgb_of(e["colour"]) for e in g["edges"]} == {k: RGB[s] for k, s in status.items()}
+            assert {s: rgb_of(c) for s, c in g["legend"]} == {s: RGB[None if s == "none" else s] for s in [*counts, "none"]}
+            marked = {e["key"] for e in g["edges"] if e["marker"] == "diamond"}
+            assert marked == {e.key for e in view.edges if e.borderline}
+            assert len(marked) == flagged
+            # and in the picture: the graph area holds pixels of each status colour in view
+            shot = page.screenshot(tmp_path / f"s2-{width}.png")
+            pixels = np.asarray(Image.open(shot).convert("RGB"), dtype=int)
+            top, left = round(area["top"]), round(area["left"])
+            drawn = pixels[top:top + round(area["height"]), left:left + round(area["width"])]
+            assert drawn.shape[1] >= 0.6 * width
+            in_view = {status[e["key"]] for e in g["edges"] if e["inside"]}
+            assert {"leaked", "partly_forgotten", "forgotten", "damaged", "kept"} <= in_view
+            for s in in_view - {None}:
+                close = (np.abs(drawn - np.array(RGB[s])).max(axis=2) <= 8).sum()
+                assert close >= 30, (width, s, int(close))
+        # the borderline forget edge (0.23, within 0.05 of 0.2) says so in its details; the
+        # "borderline edges only" filter leaves the flagged edges
+        assert page.evaluate("auditView.show('sample_data_2/20_21')")
+        details = " ".join(page.evaluate("document.getElementById('fields').innerText").split())
+        assert "borderline within 0.05 of the forgotten threshold (0.2)" in details, details
+        page.evaluate("document.getElementById('borderline-only').click()")
+        assert page.evaluate("document.getElementById('shown').textContent") == f"{flagged} of 75 edges shown"
+    finally:
+        page.send("Emulation.clearDeviceMetricsOverride")
+
+
 # -- the command ---------------------------------------------------------------------------------
 def test_cli_writes_the_page(real_run, store_args, tmp_path):
     out = tmp_path / "x.html"
@@ -310,7 +509,11 @@ def test_cli_writes_the_page(real_run, store_args, tmp_path):
     for row in real_run.values():
         counts[expected_status(row)] += 1
     statuses = ", ".join(f"{s} {n}" for s, n in counts.items())
-    assert result.output == f"wrote {out}: 7 nodes, 5 edges (of 5), statuses {statuses}\n"
+    # borderline: within 0.05 of a threshold (0.2 or 0.8 for ROUGE-1 after, 0.2 for a drop)
+    near = sum(any(abs(v - t) <= 0.05 + 1e-9 for t in ((0.2, 0.8) if row["role"] == "forget" else (0.2,)))
+               for row in real_run.values() for v in [row["after"] if row["role"] == "forget" else damage(row)])
+    assert result.output == (f"wrote {out}: 7 nodes, 5 edges (of 5), statuses {statuses}; {near} borderline "
+                             "(within 0.05 of a threshold)\n")
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
     cut = CliRunner().invoke(cli, ["view", "--run", RUN, "--output", str(out), "--max-edges", "3",
