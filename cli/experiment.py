@@ -10,6 +10,7 @@ import click
 
 from cli.common import connection_options, emit_rows
 from graphstore import GraphStore
+from graphstore.errors import StoreError
 from graphstore.progress import say
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -20,7 +21,8 @@ SHOWN = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")   # th
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--replace", is_flag=True, help="The file changed since the experiment ran: run the new grid "
                                               "(cells it still has are reused).")
-@click.option("--dry-run", is_flag=True, help="List the cells (one run each) and stop.")
+@click.option("--dry-run", is_flag=True, help="List the cells (one run each), those already done, and the time the "
+                                              "rest will take from earlier runs in the store; run nothing.")
 @click.option("--table-only", is_flag=True, help="Run nothing: the table and figures of what has run.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="The table's format: table and markdown show mean ± half of the 95 % t interval of the main "
@@ -55,6 +57,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     """
     # The runs need torch and transformers: imported here, so the command line starts fast.
     from audit.experiment import aggregate as A
+    from audit.experiment.cost import estimate_cost
     from audit.experiment.grid import expand
     from audit.experiment.runner import current_runs, run_experiment
     from audit.experiment.spec import load_spec
@@ -79,6 +82,16 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
             "; learning rates chosen first by the protocol: "
             + ", ".join(f"{m} {len(spec.lr_protocol.grid_for(m))}" for m in spec.methods) + " trial run(s) per model")
         click.echo(f"{len(cells)} cell(s){rates}")
+        try:
+            store = GraphStore.open(settings)
+        except StoreError as e:   # the cells are listed; only the cost needs the store
+            click.echo(f"cost: not estimated, the store is not reachable ({' '.join(str(e).split())})")
+            return
+        with store:
+            estimate = estimate_cost(store, spec)
+        click.echo("cost, from the wall times of earlier runs in this store (complete runs are skipped):")
+        for line in estimate.lines():
+            click.echo(f"  {line}")
         return
     out_dir = out_dir or Path("out") / "experiments" / spec.name
     with GraphStore.open(settings) as store:

@@ -12,6 +12,7 @@ from audit.experiment.run_table import PATH_OPTIONS
 from audit.experiment.spec import ExperimentSpec
 
 RESULT_NEUTRAL = ("device", "eval_batch_size")   # change no result: not part of a run's identity
+PROTOCOL_SUFFIX = "-lr"   # the protocol's trials are runs of the experiment "<name>-lr"
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,29 @@ class Cell:
         text = json.dumps({"experiment": experiment, "cell": cell, "run": run_identity(run_options)},
                           sort_keys=True, default=str)
         return f"{experiment}-{self.method}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def chosen_rates(lr_choices: str | None) -> dict[tuple[str, str, str], float]:
+    """The protocol's rate per (graph, method, model) from an Experiment node's ``lr_choices``
+    (JSON; None before the protocol has run): ``expand``'s ``chosen_lrs``."""
+    choices = json.loads(lr_choices) if lr_choices else []
+    return {(c["graph"], c["method"], c["model"]): c["lr"] for c in choices}
+
+
+def protocol_trials(spec: ExperimentSpec, graph: str, method: str, model: str) -> list[Cell]:
+    """The learning-rate protocol's trials for one (graph, method, model): a joint run per rate
+    of the method's grid, with its default options, on the protocol's selector and seed (on the
+    first injected model of a nested grid, as PISTOL chose rates on one model). Their run ids:
+    ``trial_run_id``."""
+    p = spec.lr_protocol
+    if p is None:
+        return []
+    inject_seed = spec.inject_seeds[0] if spec.inject_seeds else None
+    return [Cell(graph, p.selector, method, (), lr, model, False, p.seed, inject_seed) for lr in p.grid_for(method)]
+
+
+def trial_run_id(spec: ExperimentSpec, cell: Cell) -> str:
+    return cell.run_id(spec.name + PROTOCOL_SUFFIX, spec.run)
 
 
 def run_identity(run_options: dict) -> dict:

@@ -9,7 +9,6 @@ runs the new grid no longer has (the runs stay, for `audit runs`).
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from audit.build import PistolSource, TextSource, build_graph
 from audit.config import ResurfacingConfig, TrainingDataConfig
-from audit.experiment.grid import Cell, expand
+from audit.experiment.grid import Cell, chosen_rates, expand, protocol_trials, trial_run_id
 from audit.experiment.run_table import TRAINING_OPTIONS, injection_config, resurfacing_config, unlearn_config
 from audit.experiment.spec import ExperimentSpec
 from audit.results import store as R
@@ -46,8 +45,7 @@ def current_runs(store: GraphStore, spec: ExperimentSpec) -> set[str]:
     """The run ids of the file's grid as it is now (with the protocol's recorded rates): the
     table counts these only, never a run an earlier version of the file made."""
     node = R.get_experiment(store, spec.name)
-    choices = json.loads(node.lr_choices) if node is not None and node.lr_choices else []
-    chosen = {(c["graph"], c["method"], c["model"]): c["lr"] for c in choices}
+    chosen = chosen_rates(node.lr_choices if node is not None else None)
     return {cell.run_id(spec.name, spec.run) for cell in expand(spec, chosen)}
 
 
@@ -191,11 +189,8 @@ def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[d
         for method in spec.methods:
             for model in spec.models:
                 trials = []
-                for lr in p.grid_for(method):
-                    # on the first injected model of a nested grid, as PISTOL chose rates on one model
-                    cell = Cell(graph, p.selector, method, (), lr, model, False, p.seed,
-                                spec.inject_seeds[0] if spec.inject_seeds else None)
-                    run_id = cell.run_id(f"{spec.name}-lr", spec.run)
+                for cell in protocol_trials(spec, graph, method, model):
+                    lr, run_id = cell.lr, trial_run_id(spec, cell)
                     report(f"lr protocol: {method} on {graph} ({model}), lr {lr:g} (run {run_id})")
                     summary = _run_cell(store, spec, cell, run_id, cache_dir, TRIAL, report)
                     trials.append({"lr": lr, "run": run_id, "forget_rouge1": summary.get("forget_rouge1_after"),

@@ -12,8 +12,8 @@ class CORSHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".grass": "text/plain", ".html": "text/html"}
 
     def do_OPTIONS(self):
-        """The CORS preflight Browser sends before it fetches a guide (`:play URL`): without an
-        answer (the standard handler has none: 501) the guide never loads."""
+        """The CORS preflight Browser sends before it fetches a guide (`:guide URL`, `:play URL`):
+        without an answer (the standard handler has none: 501) the guide never loads."""
         self.send_response(204)
         self.send_header("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
         self.send_header("Access-Control-Allow-Headers", self.headers.get("Access-Control-Request-Headers", "*"))

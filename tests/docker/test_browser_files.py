@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -49,31 +50,65 @@ def test_the_stylesheet_colours_every_leakage_type_apart():
     assert rules["node.Entity"]["caption"] == "{name}"
 
 
-class GuideQueries(HTMLParser):
-    """The runnable blocks of a Browser guide."""
+@dataclass
+class Slide:
+    heading: str = ""
+    blocks: list[str] = field(default_factory=list)   # runnable blocks: a click puts one in the editor
 
-    def __init__(self):
+
+class Guide(HTMLParser):
+    """A Browser guide as Neo4j Browser 5 reads it for `:guide URL`: the <title> names it, each
+    <slide> is a page of the guide drawer. Also the legend's colours (``data-type`` spans)."""
+
+    def __init__(self, text: str):
         super().__init__()
-        self.blocks, self._in = [], False
+        self.title, self.slides, self.legend = "", [], {}
+        self._in = None
+        self.feed(text)
+        self.close()
 
     def handle_starttag(self, tag, attrs):
-        self._in = tag == "pre" and "runnable" in dict(attrs).get("class", "")
-        if self._in:
-            self.blocks.append("")
+        attrs = dict(attrs)
+        if tag == "slide":
+            self.slides.append(Slide())
+        elif tag == "title" or (tag == "h3" and self.slides):
+            self._in = tag
+        elif tag == "pre" and "runnable" in (attrs.get("class") or ""):
+            self.slides[-1].blocks.append("")
+            self._in = tag
+        elif tag == "span" and "data-type" in attrs:
+            self.legend[attrs["data-type"]] = re.search(r"background:\s*(#[0-9A-Fa-f]{6})", attrs["style"]).group(1)
 
     def handle_endtag(self, tag):
-        self._in = self._in and tag != "pre"
+        if tag == self._in:
+            self._in = None
 
     def handle_data(self, data):
-        if self._in:
-            self.blocks[-1] += data
+        if self._in == "title":
+            self.title += data
+        elif self._in == "h3":
+            self.slides[-1].heading += data
+        elif self._in == "pre":
+            self.slides[-1].blocks[-1] += data
+
+
+def read_guide() -> Guide:
+    return Guide((FOLDER / "guides" / "leakage.html").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
 def guide() -> list[str]:
-    parser = GuideQueries()
-    parser.feed((FOLDER / "guides" / "leakage.html").read_text(encoding="utf-8"))
-    return [b.strip() for b in parser.blocks]
+    return [b.strip() for slide in read_guide().slides for b in slide.blocks]
+
+
+def test_the_guide_is_titled_slides_and_its_legend_is_the_stylesheets():
+    guide = read_guide()
+    assert guide.title == "Leakage after unlearning"
+    assert len(guide.slides) >= 5 and all(s.heading.strip() for s in guide.slides)
+    assert all(s.blocks for s in guide.slides), "a slide without a query to run"
+    rules = grass_rules((FOLDER / "leakage.grass").read_text(encoding="utf-8"))
+    assert {t: c.upper() for t, c in guide.legend.items()} == {
+        t: rules[f"relationship.{t}"]["color"].upper() for t in Q.LEAKAGE_TYPES.values()}
 
 
 def test_every_saved_query_of_the_guide_runs_on_a_real_run(guide, store, run_cache, tmp_path):
@@ -126,7 +161,7 @@ def test_compose_loads_the_style_and_guide_on_connect():
     env = compose["services"]["neo4j"]["environment"]
     command = env["NEO4J_browser_post__connect__cmd"]
     assert "style http://127.0.0.1:" in command and "/leakage.grass" in command
-    assert "play http://127.0.0.1:" in command and "/guides/leakage.html" in command
+    assert "guide http://127.0.0.1:" in command and "/guides/leakage.html" in command
     assert "127.0.0.1" in env["NEO4J_browser_remote__content__hostname__whitelist"]
     files = compose["services"]["browser-files"]
     assert files["volumes"] == ["./neo4j:/srv:ro"] and files["ports"][0].startswith("127.0.0.1:")

@@ -81,8 +81,8 @@ def _volume_mounts(service: dict) -> dict[str, str]:
     for volume in service.get("volumes", []):
         if isinstance(volume, dict):
             mounts[volume["target"]] = volume.get("source", "")
-        else:
-            source, target = volume.split(":")[:2]
+        else:   # colons inside ${VAR:-default} are not separators
+            source, target = re.findall(r"(?:\$\{[^}]*\}|[^:])+", volume)[:2]
             mounts[target] = source
     return mounts
 
@@ -197,11 +197,34 @@ def test_audit_waits_for_a_healthy_neo4j(compose):
     assert depends_on["neo4j"]["condition"] == "service_healthy"
 
 
-def test_audit_reserves_a_gpu(compose):
-    devices = compose["services"]["audit"]["deploy"]["resources"]["reservations"]["devices"]
+def test_audit_runs_on_any_host_and_audit_gpu_reserves_the_gpus(compose):
+    services = compose["services"]
+    # `audit` reserves no device (a host without the NVIDIA toolkit runs it) and is in no profile
+    assert "deploy" not in services["audit"] and "profiles" not in services["audit"]
+    gpu = services["audit-gpu"]
+    devices = gpu["deploy"]["resources"]["reservations"]["devices"]
     gpus = [d for d in devices if d.get("driver") == "nvidia" and "gpu" in d["capabilities"]]
     assert gpus, devices
     assert gpus[0]["count"] == "all" or int(gpus[0]["count"]) >= 1
+    # only in the profile "gpu": a plain `up` leaves it out, `run audit-gpu` enables it
+    assert gpu["profiles"] == ["gpu"]
+    # otherwise the same service: image, command, connection and mounts
+    assert {k: v for k, v in gpu.items() if k not in ("deploy", "profiles")} == services["audit"]
+
+
+def test_the_default_data_folder_exists_and_holds_the_readmes_examples(compose):
+    mounts = _volume_mounts(compose["services"]["audit"])
+    default = re.fullmatch(r"\$\{AUDIT_DATA_DIR:-([^}]+)\}", mounts["/data"])
+    assert default, mounts["/data"]
+    folder = (DOCKER_DIR / default.group(1)).resolve()
+    assert folder.is_dir() and folder.is_relative_to(REPO_ROOT)
+    # every /data/... file docker/README.md runs without setting AUDIT_DATA_DIR is in that folder
+    readme = (DOCKER_DIR / "README.md").read_text(encoding="utf-8")
+    default_section = readme.split("## Run `audit` in a container", 1)[1].split("AUDIT_DATA_DIR=", 1)[0]
+    paths = re.findall(r"/data/(\S+)", default_section)
+    assert paths, "docker/README.md runs no example on /data"
+    for path in paths:
+        assert (folder / path).is_file(), f"docker/README.md uses /data/{path}: not in {folder}"
 
 
 def test_audit_runs_the_audit_command(compose):
@@ -269,3 +292,16 @@ def test_docker_compose_accepts_the_file():
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_gitignore_keeps_the_password_file_out_and_nothing_else():
+    git = shutil.which("git")
+    if git is None or not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    files = sorted(str(p.relative_to(REPO_ROOT)) for p in DOCKER_DIR.rglob("*")
+                   if p.is_file() and p.name != ".env" and "__pycache__" not in p.parts)
+    assert "docker/neo4j/guides/leakage.html" in files
+    # --no-index: whether the rules match, tracked or not
+    ignored = subprocess.run([git, "check-ignore", "--no-index", *files, "docker/.env"], cwd=REPO_ROOT,
+                             capture_output=True, text=True, timeout=30).stdout.split()
+    assert ignored == ["docker/.env"]

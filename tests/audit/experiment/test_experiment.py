@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from audit.experiment import aggregate as A
-from audit.experiment.grid import Cell, expand
+from audit.experiment.cost import CELL, estimate_cost
+from audit.experiment.grid import Cell, expand, protocol_trials, trial_run_id
 from audit.experiment.runner import choose_rate, run_experiment
 from audit.experiment.spec import load_spec
 from audit.experiment.stats import spearman, t_interval
@@ -93,6 +94,12 @@ def test_a_method_may_have_its_own_protocol_grid(tmp_path, dataset):
                                      'methods = {dpo = [0.01, 0.002]}\n'))
     assert spec.lr_protocol.grid_for("ga") == (0.0002, 0.001) and spec.lr_protocol.grid_for("dpo") == (0.002, 0.01)
     assert spec.lr_protocol.selector == "a" and spec.lr_protocol.retain_threshold == 0.8
+    # the trials: one joint run per rate of the method's own grid, default options, the protocol's seed
+    trials = protocol_trials(spec, "expg", "dpo", "scratch:tiny")
+    assert [(c.lr, c.selector, c.options, c.per_edge, c.seed) for c in trials] == [(0.002, "a", (), False, 0),
+                                                                                  (0.01, "a", (), False, 0)]
+    # their runs belong to the experiment "<name>-lr", apart from the cells'
+    assert trial_run_id(spec, trials[0]) == trials[0].run_id("e1-lr", spec.run) != trials[0].run_id("e1", spec.run)
 
 
 def test_the_protocol_forgets_most_within_the_retain_threshold():
@@ -314,6 +321,7 @@ lrs = [0.003]
     lines.clear()
     outcome = run_experiment(store, spec, run_cache, report=lines.append)
     assert (outcome.cells, outcome.ran, outcome.skipped) == (4, 2, 2)
+    assert estimate_cost(store, spec).count(CELL) == (4, 4)   # a dry run now: every cell done, nothing to pay
     assert not any(line.startswith(("cell 1/4", "cell 2/4")) for line in lines)   # finished cells skipped
     linked = store.read("MATCH (:Experiment {key: 'e1'})-[:HAS_RUN {role: 'cell'}]->(r:Run) "
                         "RETURN r.key AS key, r.status AS status")
