@@ -21,6 +21,7 @@ from pathlib import Path
 
 from audit.results.resurfacing import RESURFACED_FLAGS
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
+from audit.run.summaries import resurfacing_reading, stored_summary
 from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from audit.views.palette import STATUS_LABELS, UNMEASURED_COLOUR, status_colour
 from graphstore import GraphStore
@@ -88,11 +89,13 @@ class ViewData:
     thresholds: LeakageThresholds
     borderline: int           # edges of the whole run within the margin of a threshold
     note: str | None = None   # the cut, in words; None when nothing was cut
+    resurfacing: str | None = None   # the resurfacing checks in words (audit.run.summaries); None without checks
 
     def as_json(self) -> dict:
         return {"run": self.run, "nodes": [asdict(n) for n in self.nodes], "edges": [asdict(e) for e in self.edges],
                 "total_edges": self.total_edges, "max_edges": self.max_edges, "counts": self.counts,
                 "borderline": self.borderline, "thresholds": self.thresholds.as_dict(), "note": self.note,
+                "resurfacing": self.resurfacing,
                 "statuses": list(STATUSES), "legend": legend(self.thresholds), "unmeasured_colour": UNMEASURED_COLOUR}
 
 
@@ -177,8 +180,10 @@ def build_view(leakage: RunLeakage, results: list[EdgeResult] | None = None,
              for e in shown]
     run = {k: leakage.run[k] for k in RUN_FIELDS + SUMMARY_FIELDS if leakage.run.get(k) is not None}
     total = len(leakage.edges)
+    reading = resurfacing_reading(stored_summary(leakage.run))
     return ViewData(run, nodes, edges, total, max_edges, leakage.counts(), leakage.thresholds,
-                    sum(e.borderline is not None for e in leakage.edges), _note(edges, total, max_edges))
+                    sum(e.borderline is not None for e in leakage.edges), _note(edges, total, max_edges),
+                    reading.removeprefix("resurfacing: ") if reading else None)
 
 
 def _hops(edges: list[EdgeLeakage], forget_entities: set[str]) -> dict[str, int]:

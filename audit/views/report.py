@@ -17,6 +17,7 @@ from audit.views.leakage import (FORGET_STATUSES, STATUSES, EdgeLeakage, Leakage
 from audit.measure import metrics as M
 from audit.results.resurfacing import EDGE_COLUMNS, resurfaced_under
 from audit.run.selectors import DENSITY_TIERS, density_tier
+from audit.run.summaries import resurfacing_reading, stored_summary
 from graphstore import GraphStore
 
 REPORT_FILE = "report.md"
@@ -258,6 +259,9 @@ def resurfacing_section(leakage: RunLeakage, forget: list[EdgeLeakage]) -> list[
              f"Of {run.get('forget_edges_forgotten', '?')} forget edges forgotten after unlearning "
              f"(ROUGE-1 <= {fmt(leakage.thresholds.forgotten)}), those no longer forgotten under a check are "
              "*resurfaced*; the summary above counts them per check.")
+    reading = resurfacing_reading(stored_summary(run))
+    if reading:
+        intro += f"\n\nIn words: {reading.removeprefix('resurfacing: ')}."
     rows = [[f"`{e.edge}`", e.rouge1_after, *[results[e.edge].get(c) if e.edge in results else None for c in columns],
              ", ".join(resurfaced_under(results[e.edge])) if e.edge in results else ""]
             for e in sorted(forget, key=lambda e: e.edge)[:MAX_FORGET_ROWS]]

@@ -53,11 +53,9 @@
     pair(summary, "borderline", data.borderline, null,
          "edges whose score lies within " + t.margin + " of a threshold: their status could go either way")
       .dataset.status = "borderline";
-    // resurfacing checks (docs/robustness.md): forgotten forget edges that came back under each
-    Object.keys(run).filter(function (k) { return k.indexOf("resurfaced_") === 0; }).forEach(function (k) {
-      pair(summary, k.replace("resurfaced_", "resurfaced: ").replace(/_/g, " "),
-           run[k] + " of " + (run.forget_edges_forgotten === undefined ? "?" : run.forget_edges_forgotten));
-    });
+    // resurfacing checks (docs/robustness.md), in the words of the run's reading: relearning on
+    // the neighbours against its control, the other checks counted of the forgotten forget edges
+    if (data.resurfacing) pair(summary, "resurfacing", data.resurfacing).classList.add("sentence");
     if (data.note) { var note = document.getElementById("note"); note.textContent = data.note; note.hidden = false; }
   }
 

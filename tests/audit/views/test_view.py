@@ -393,7 +393,8 @@ def s2_view():
            "selector": "top-degree:3", "model": "scratch:tiny", "status": "done", "started_at": "2026-11-27T08:41:57",
            "forget_rouge1_before": 0.95, "forget_rouge1_after": 0.38, "retain_rouge1_before": 0.93,
            "retain_rouge1_after": 0.71, "deviation_score": 61.5, "forget_edges_forgotten": 1,
-           **{k: 1 for k in RESURFACED_COUNTS}}
+           **{k: 1 for k in RESURFACED_COUNTS}, "resurfaced_relearn_control": 0,
+           "relearn_rouge1": 0.8, "relearn_control_rouge1": 0.3}
     return graph, build_view(RunLeakage(run, edges, T))
 
 
@@ -444,8 +445,12 @@ def test_sample_data_2_at_three_widths(chromium, s2_view, tmp_path):
         flagged += s2_near(role, score)
     labels = {"leaked": "leaked", "partly_forgotten": "partly forgotten", "forgotten": "forgotten",
               "damaged": "damaged", "kept": "kept"}
-    expected_header = [f"{labels[s]}: {n}" for s, n in counts.items()] + [f"borderline: {flagged}"] + \
-        [k.replace("resurfaced_", "resurfaced: ").replace("_", " ") + ": 1 of 1" for k in RESURFACED_COUNTS]
+    # resurfacing in words: the one forgotten edge came back under each check; relearning on the
+    # neighbours brought it back, the control did not
+    expected_header = [f"{labels[s]}: {n}" for s, n in counts.items()] + [f"borderline: {flagged}"] + [
+        "resurfacing: of 1 forgotten forget edge(s), 1 came back under int8 weights, 1 under 4-bit weights, "
+        "1 on paraphrased questions, 1 on 2-hop questions", "relearning on their graph neighbours brought back 1 of the 1",
+        "the neighbours brought back 1 more than the control"]
     try:
         first = None
         for width in WIDTHS:
