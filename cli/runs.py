@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from audit.results import store as R
 from audit.run.lock import held
-from cli.common import connection_options, emit_rows, format_option
+from cli.common import connection_options, emit_rows, format_option, json_safe
 from graphstore import GraphStore
 from graphstore import queries as Q
 
@@ -21,14 +23,16 @@ COLUMNS = ["key", "graph", "method", "mode", "model", "selector", "forget_edges"
 @format_option
 @connection_options
 def runs(run_id, graph_name, delete, fmt, settings):
-    """List the runs, or show every property of RUN_ID (settings, versions, summary). A run
-    shown `running (process gone)` was killed or lost its machine: run it again with the same
-    --run-id to resume it.
+    """List the runs, or show every property of RUN_ID (settings, versions, summary; with
+    --format json one object). A run shown `running (process gone)` was killed or lost its
+    machine: run it again with the same --run-id to resume it. A run's folder
+    (<cache>/runs/<id>) holds its results.json, config.toml, environment.json and loss.jsonl.
 
     \b
     Examples:
       audit runs
       audit runs demo-npo
+      audit runs demo-npo --format json
       audit runs demo-npo --delete
     """
     with GraphStore.open(settings) as store:
@@ -39,9 +43,13 @@ def runs(run_id, graph_name, delete, fmt, settings):
             click.echo(f"deleted run {run_id} and {n} result(s)")
             return
         if run_id:
-            run = R.require_run(store, run_id)
-            every = {**run.extra, **run.props()}   # with properties this version does not declare
-            emit_rows(["property", "value"], [[k, every[k]] for k in sorted(every)], fmt)
+            every = R.plain(R.require_run(store, run_id))   # with properties this version does not declare
+            if fmt == "json":   # one object, as results.json in the run's folder has it
+                click.echo(json.dumps(json_safe(every), ensure_ascii=False, indent=2, default=str, allow_nan=False))
+            else:
+                # settings whole, as the node holds them (a table cuts lists and objects short)
+                emit_rows(["property", "value"], [[k, json.dumps(v, sort_keys=True) if isinstance(v, dict) else v]
+                                                  for k, v in every.items()], fmt)
             return
         if graph_name is not None:
             store.graph(graph_name)

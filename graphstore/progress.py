@@ -12,6 +12,10 @@ the others, so ``extract``, ``audit`` and ``cli`` can all use it).
     with Progress("unlearn (npo)", total=20, unit="epochs") as bar:
         for epoch in ...:
             bar.update(1, loss=f"{loss:.3f}")
+
+Work that may stop before its ``total`` (injection stops when every edge is learnt) tells the
+bar where it expects to stop, ``bar.expect(50)``: the time left is then the measured rate
+against that, not against the cap.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class Progress:
     def __init__(self, desc: str | None, total: int | None = None, unit: str = "items", initial: int = 0):
         """``desc=None``: silent (a caller that reports the phase itself)."""
         self.desc, self.total, self.unit = desc, total, unit
+        self.expected: int | None = None   # where the work is expected to stop, before total (expect)
         self.count = self.initial = initial
         self.values: dict[str, str] = {}
         self.started = self.last_line = time.monotonic()
@@ -86,9 +91,26 @@ class Progress:
         if values:
             self.set(**values)
         if self._bar is not None:
+            if self._bar.total != self.end():   # passed the expected stop: back to the cap
+                self._bar.total = self.end()
             self._bar.update(n)
         elif self._lines and time.monotonic() - self.last_line >= interval():
             self._write(self._status())
+
+    def expect(self, total: int | None) -> None:
+        """The work is expected to stop after ``total`` units, before the cap ``self.total``
+        (None: at the cap): the time left is counted against it, while it is ahead. Lines keep
+        showing ``n/cap``; a terminal bar shows ``n/expected``."""
+        self.expected = None if total is None or self.total is None else min(total, self.total)
+        if self._bar is not None:   # tqdm's own time left comes from its total
+            self._bar.total = self.end()
+            self._bar.refresh()
+
+    def end(self) -> int | None:
+        """Where the work is expected to stop: the expectation while it is still ahead, else the cap."""
+        if self.expected is not None and self.expected >= self.count:
+            return self.expected
+        return self.total
 
     def set(self, **values) -> None:
         self.values.update({k: str(v) for k, v in values.items()})
@@ -116,8 +138,10 @@ class Progress:
         parts += [f"{k} {v}" for k, v in self.values.items()]
         if rate > 0:
             parts.append(f"{rate:.3g} {self.unit}/s")
-            if self.total is not None and self.total > self.count:
-                parts.append(f"ETA {duration((self.total - self.count) / rate)}")
+            end = self.end()
+            if end is not None and end > self.count:
+                parts.append(f"ETA {duration((end - self.count) / rate)}"
+                             + (f" (expected to stop at {end})" if end != self.total else ""))
         return ", ".join(parts)
 
     def _write(self, line: str) -> None:

@@ -41,11 +41,27 @@ class Hardware:
 
     @property
     def label(self) -> str:
+        """What ran: the GPU's name, or ``cpu, <threads> thread(s), <CPU model>``, and the dtype."""
         if self.device.type == "cuda":
             name = torch.cuda.get_device_name(self.device)
         else:   # the thread count changes the order of float additions: part of what ran
-            name = f"cpu, {torch.get_num_threads()} thread(s)"
+            name = f"cpu, {torch.get_num_threads()} thread(s), {cpu_model()}"
         return f"{name} ({str(self.dtype).removeprefix('torch.')})"
+
+
+def cpu_model() -> str:
+    """The CPU's model name: /proc/cpuinfo's ``model name`` (Linux), else what ``platform``
+    says (the architecture at least), else ``unknown CPU``."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            name, sep, value = line.partition(":")
+            if sep and name.strip() == "model name" and value.strip():
+                return value.strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def cpu_threads(cores: int | None = None, load: float | None = None) -> int:
@@ -104,15 +120,35 @@ def select_hardware(requested: str = "auto") -> Hardware:
     return Hardware(device, dtype)
 
 
+# Files of which a saved tokenizer has at least one (fast, SentencePiece, or BPE vocabulary).
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model")
+# What --model takes, said where a model is refused.
+MODEL_CHOICES = ("a folder written by save_pretrained, a hub id, a .gguf file, a model package (audit models) "
+                 "or scratch[:SIZE]")
+
+
 def load_tokenizer(path: str):
+    """The tokenizer of a model folder or hub id, padding on the left.
+
+    Raises:
+        ConfigError: none can be loaded; a local folder without tokenizer files is named as such
+            (transformers would blame a missing sentencepiece package).
+    """
     from transformers import AutoTokenizer
 
     quiet_transformers()
     path = pretrained.resolve(path)
+    folder = Path(path)
+    if folder.is_dir() and not any((folder / name).exists() for name in TOKENIZER_FILES):
+        raise ConfigError(f"cannot load a tokenizer from {path}: the folder has none of "
+                          f"{', '.join(TOKENIZER_FILES)}; save the tokenizer beside the model "
+                          "(tokenizer.save_pretrained(folder))")
     try:
         tokenizer = AutoTokenizer.from_pretrained(path)
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"cannot load a tokenizer from {path!r}: {e}. Give a Hugging Face model folder "
+    except (OSError, ValueError, ImportError) as e:
+        # transformers' messages run to paragraphs: the first sentence is the cause
+        cause = " ".join(str(e).split()).split(". ")[0].rstrip(".")
+        raise ConfigError(f"cannot load a tokenizer from {path}: {cause[:160]}. Give a Hugging Face model folder "
                           "(with tokenizer.json or tokenizer.model) or a hub id") from e
     if tokenizer.eos_token_id is None:
         raise ConfigError(f"the tokenizer of {path!r} has no end-of-sequence token; answers cannot be "
@@ -128,8 +164,9 @@ def load_tokenizer(path: str):
 
 
 def check_model_path(path: str) -> None:
-    """Refuse a local model path that does not exist (a bare name may still be a hub id), and a
-    model package that is not installed."""
+    """Refuse a local model path that does not exist (a bare name may still be a hub id), a
+    folder or file that is not a Hugging Face model folder, and a model package that is not
+    installed: before a run starts, so that none is left ``failed`` by it."""
     if pretrained.is_pretrained_spec(path):
         quiet_transformers()
         pretrained.resolve(path)
@@ -138,6 +175,11 @@ def check_model_path(path: str) -> None:
     if (local.is_absolute() or path.startswith(".")) and not local.exists():
         raise ConfigError(f"model folder {path!r} does not exist; give a Hugging Face model folder "
                           "(config.json + weights), a hub id, or scratch[:SIZE]")
+    if local.is_dir() and not (local / "config.json").is_file():
+        raise ConfigError(f"--model {path}: no config.json there, so not a Hugging Face model folder; give "
+                          f"{MODEL_CHOICES}")
+    if local.is_file():
+        raise ConfigError(f"--model {path}: a file, not a model folder; give {MODEL_CHOICES}")
 
 
 def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = False):

@@ -20,7 +20,7 @@ from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
 from graphstore.records import validate_key
-from audit.results.schema import EdgeResult, Experiment, FactResult, Run
+from audit.results.schema import EdgeResult, Experiment, FactResult, ResultNode, Run
 
 RUNNING, DONE, FAILED, INTERRUPTED = "running", "done", "failed", "interrupted"
 
@@ -157,6 +157,20 @@ def delete_run(store: GraphStore, run: str) -> int:
         tx.run(Q.FACT_RESULTS_DELETE, run=run)
         tx.run(Q.RUN_DELETE, run=run)
     return n
+
+
+def plain(node: ResultNode) -> dict:
+    """Every property of a result node as plain values, by name: the undeclared ones too (written
+    by another version), JSON-typed ones (stored as text) as objects."""
+    out = {**node.extra, **node.props()}
+    for name, value in out.items():
+        prop = node.DECLARED.get(name)
+        if prop is not None and prop.type == "json" and isinstance(value, str):
+            try:
+                out[name] = json.loads(value)
+            except ValueError:
+                pass   # plain text written by an older version: kept as it is
+    return dict(sorted(out.items()))
 
 
 def storable(value):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
 import time
@@ -129,6 +130,27 @@ def remove_stale_staging(folder: Path) -> list[Path]:
     return removed
 
 
+def expected_stop(history: list[tuple[int, float]], target: float, eval_every: int, max_epochs: int) -> int | None:
+    """The epoch injection is expected to stop at, from its evaluations so far (``(epoch, min
+    edge recall)``): the recall's trend over the last two evaluations (over all of them when the
+    last two did not rise) extrapolated linearly to ``target``, rounded up to the next evaluation
+    (injection stops only at one), at most ``max_epochs``. None while it cannot be told: fewer than
+    two evaluations, or no rise. E.g. recall 0.2 at epoch 10 and 0.5 at 20 rises 0.03 an epoch,
+    reaches 1.0 near epoch 36.7: the evaluation of epoch 40 stops it."""
+    if not history:
+        return None
+    epoch, recall = history[-1]
+    if recall >= target:
+        return epoch
+    # since the evaluation before, else since the first one (epochs rise from one to the next)
+    slopes = [(recall - r) / (epoch - e) for e, r in (history[-2], history[0])] if len(history) >= 2 else []
+    slope = next((s for s in slopes if s > 0), None)
+    if slope is None:
+        return None
+    reach = epoch + (target - recall) / slope
+    return min(max_epochs, eval_every * math.ceil(reach / eval_every - 1e-9))
+
+
 def _injected(folder: Path, info: dict, cached: bool) -> Injected:
     if info["kind"] == "scratch":
         return Injected(folder, str(folder / "model"), None, info, cached)
@@ -169,10 +191,14 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
 
     started = time.perf_counter()
     recall: dict[str, float] = {}
+    history: list[tuple[int, float]] = []   # (epoch, min edge recall) at each evaluation
+    loss_log: list[dict] = []                # per epoch: mean loss over its steps, seconds
     epoch = 0
     with Progress(f"inject {graph}", total=config.max_epochs, unit="epochs") as bar:
         for epoch in range(1, config.max_epochs + 1):
+            epoch_started = time.perf_counter()
             model.train()
+            total, steps = 0.0, 0
             for batch in batches(encoded, epoch_order(len(encoded), config.seed, epoch), config.batch_size,
                                  encoder.pad_id, hardware.device):
                 loss = mean_nll(model, batch)
@@ -180,12 +206,19 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
                 optimizer.step()
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)
-            bar.update(1, loss=f"{loss.item():.3f}")
-            if epoch % config.eval_every == 0 or epoch == config.max_epochs:
+                total, steps = total + loss.detach(), steps + 1   # summed on the device: no sync per step
+            mean_loss = float(total) / steps if steps else float("nan")
+            loss_log.append({"epoch": epoch, "loss": mean_loss, "seconds": time.perf_counter() - epoch_started})
+            values = {"loss": f"{mean_loss:.3f}"}
+            evaluated = epoch % config.eval_every == 0 or epoch == config.max_epochs
+            if evaluated:   # before the epoch's progress line, so that the line shows this recall
                 recall = {k: v["rouge1"] for k, v in E.per_edge(E.evaluate(model, encoder, examples)).items()}
-                bar.set(min_recall=f"{min(recall.values()):.3f}")
-                if min(recall.values()) >= config.target_rouge1:
-                    break
+                history.append((epoch, min(recall.values())))
+                values["min_recall"] = f"{min(recall.values()):.3f}"
+                bar.expect(expected_stop(history, config.target_rouge1, config.eval_every, config.max_epochs))
+            bar.update(1, **values)
+            if evaluated and min(recall.values()) >= config.target_rouge1:
+                break
     reached = min(recall.values()) >= config.target_rouge1
     if not reached:
         log.warning("injection stopped at %d epochs with min edge ROUGE-1 recall %.3f < target %.3f; "
@@ -201,6 +234,6 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         "config": as_dict(config), "epochs": epoch, "reached": reached,
         "mean_rouge1": sum(recall.values()) / len(recall), "min_rouge1": min(recall.values()),
         "per_edge_rouge1": recall, "seconds": round(time.perf_counter() - started, 2),
-        "hardware": hardware.label,
+        "hardware": hardware.label, "loss_log": loss_log,
         "texts": {**texts.identity(), "chunks": chunks} if texts is not None else None,
     }

@@ -33,6 +33,7 @@ from audit.run.lifecycle import RunLifecycle
 from audit.run.memorization import UnlearningMemorization
 from audit.run.methods import method_class
 from audit.run.methods.base import Method
+from audit.run.record import RunRecord, environment
 from audit.run.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.run.request import RunOutcome, RunRequest
 from audit.run.selectors import select
@@ -67,6 +68,7 @@ class RunContext:
     hardware: Hardware
     judge: Judge | None
     report: Callable[[str], None]
+    record: RunRecord                        # the run folder's config, environment, loss log, results
 
 
 def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], None] = log.info) -> RunOutcome:
@@ -146,11 +148,18 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
                + (f"; {len(data.mixed)} mixed passage(s) state a forget and a retained fact: "
                   f"{ {'forget': 'unlearned', 'retain': 'kept as retain', 'drop': 'left out'}[data.mixed_policy]} "
                   f"(--mixed-passages {data.mixed_policy})" if data.kind == "passages" else ""))
+    record = RunRecord(run_dir)
     context = RunContext(store, run, run_dir, request, method, graph_info, edges, forget, train_retain, utility,
-                         refusals, data, sweep_data, hardware, judge, report)
+                         refusals, data, sweep_data, hardware, judge, report, record)
     with life.running():
+        env = environment(store, hardware)
+        record.start(dataclasses.replace(request, run_id=run), as_dict(method.config), env)
+        if "environment" in Run.DECLARED:   # the versions on the node too, once the schema declares them
+            life.update(environment=env)
         summary = _execute(context)
     life.finish(summary)
+    record.finish(store, run, summary)
+    report(f"run record: {run_dir} (results.json, config.toml, environment.json, loss.jsonl)")
     for line in (S.redundancy_reading(summary), S.resurfacing_reading(summary)):
         if line:
             report(line)
@@ -177,6 +186,9 @@ class _Phases:
             c.report(f"injection {'(cached) ' if injected.cached else ''}{info['epochs']} epochs: edge ROUGE-1 "
                      f"recall min {info['min_rouge1']:.3f}, mean {info['mean_rouge1']:.3f}"
                      f"{'' if injected.reached else ' — below the target; results will say so'}")
+        if info["kind"] != "none" and not c.record.logged("inject"):   # its epochs, once per run
+            for line in info.get("loss_log", []):
+                c.record.log_loss("inject", line["epoch"], line["loss"], line["seconds"], cached=injected.cached)
         R.update_run(c.store, c.run, injection_key=info["key"], injection_epochs=info["epochs"],
                      injection_reached=info["reached"], injection_min_rouge1=info["min_rouge1"])
         self.model, tokenizer = load_injected_model(injected, c.hardware, request.unlearn.gradient_checkpointing)
@@ -230,7 +242,8 @@ def _execute(c: RunContext) -> dict:
         forget_items, retain_items = phases.training_set(c.data)
         R.update_run(c.store, c.run, train_forget_chunks=len(forget_items), train_retain_chunks=len(retain_items))
         stats = unlearner.run(forget_items, retain_items, c.refusals, checkpoint=c.run_dir / "checkpoint.pt",
-                              pairing_log=c.run_dir / "pairing.jsonl", progress=f"unlearn ({c.method.name})")
+                              pairing_log=c.run_dir / "pairing.jsonl", progress=f"unlearn ({c.method.name})",
+                              loss_log=lambda *epoch: c.record.log_loss("unlearn", *epoch))
         if stats.resumed_from_epoch:
             c.report(f"resumed unlearning after epoch {stats.resumed_from_epoch}")
         unlearner.model.save_pretrained(c.run_dir / "adapter")
@@ -302,7 +315,8 @@ def _sweep(c: RunContext, phases: _Phases, unlearner: Unlearner, stored: dict) -
         forget_items, retain_items = _sweep_data(c, phases, edge)
         stats = unlearner.run(forget_items, retain_items, c.refusals,
                               checkpoint=checkpoint, pairing_log=c.run_dir / "pairing.jsonl",
-                              progress=f"unlearn {position}/{len(c.forget)} ({c.method.name})")
+                              progress=f"unlearn {position}/{len(c.forget)} ({c.method.name})",
+                              loss_log=lambda *epoch: c.record.log_loss(f"unlearn {edge}", *epoch))
         scores = S.by_edge(phases.evaluate(phases.all_qas, f"measure {position}/{len(c.forget)}"))
         own, own_qas = scores[edge]
         others = [s for k, (_, qas) in scores.items() if k != edge for s in qas]

@@ -17,6 +17,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import torch
 
@@ -115,7 +116,15 @@ class Unlearner:
         self.trained = True
 
     def run(self, forget: list[TrainItem], retain: list[TrainItem], refusals: list[str],
-            checkpoint: Path | None = None, pairing_log: Path | None = None, progress: str = "unlearn") -> UnlearnStats:
+            checkpoint: Path | None = None, pairing_log: Path | None = None, progress: str = "unlearn",
+            loss_log: Callable[[int, float, float], None] | None = None) -> UnlearnStats:
+        """Train the adapters for ``config.epochs`` epochs (from the checkpoint's, when there is one).
+
+        Args:
+            loss_log: called after each epoch is kept (its checkpoint written) with the epoch, the
+                mean loss over its steps and its seconds (the run's loss log, audit/run/record.py,
+                which keeps the first line of an epoch); on resume, first with the last kept epoch's.
+        """
         cfg, method = self.config, self.method
         if method.uses_retain and not retain:
             raise ConfigError(f"method {method.name} needs a retain set, and the selection leaves no other edge; "
@@ -137,10 +146,13 @@ class Unlearner:
         tokens, steps, pairs = done.get("tokens", 0), done.get("steps", 0), done.get("pairs", 0)
         loss_value = float("nan")
         started = time.perf_counter() - done.get("seconds", 0.0)
+        if loss_log is not None and "loss" in done:   # the last kept epoch's, if the kill came before its line
+            loss_log(start_epoch, *done["loss"])
         self.model.train()
         try:
             with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epochs") as bar:
                 for epoch in range(start_epoch + 1, cfg.epochs + 1):
+                    epoch_started, epoch_loss = time.perf_counter(), []
                     seed_everything(cfg.seed * 100_003 + epoch)
                     order = epoch_order(len(forget_enc), cfg.seed, epoch)
                     forget_batches = batches(forget_enc, order, cfg.batch_size, pad, device)
@@ -161,11 +173,16 @@ class Unlearner:
                             schedule.step()
                             optimizer.zero_grad(set_to_none=True)
                         loss_value = loss.item() * cfg.grad_accum
-                    if checkpoint is not None:
+                        epoch_loss.append(loss_value)
+                    mean_loss = sum(epoch_loss) / len(epoch_loss) if epoch_loss else float("nan")
+                    epoch_seconds = time.perf_counter() - epoch_started
+                    if checkpoint is not None:   # the epoch's loss too: a run killed before logging it logs it on resume
                         self._save_checkpoint(checkpoint, epoch, optimizer, schedule, {
                             "tokens": tokens, "steps": steps, "pairs": pairs,
-                            "seconds": time.perf_counter() - started})
-                    bar.update(1, loss=f"{loss_value:.3f}")
+                            "seconds": time.perf_counter() - started, "loss": [mean_loss, epoch_seconds]})
+                    if loss_log is not None:
+                        loss_log(epoch, mean_loss, epoch_seconds)
+                    bar.update(1, loss=f"{mean_loss:.3f}")
         finally:
             if pairing:
                 pairing.close()

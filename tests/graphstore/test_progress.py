@@ -62,3 +62,24 @@ def test_a_failed_phase_writes_no_done_line(capsys, monkeypatch):
 @pytest.mark.parametrize("seconds, text", [(0, "0s"), (59.4, "59s"), (61, "1m01s"), (3600 * 2 + 120, "2h02m")])
 def test_durations(seconds, text):
     assert P.duration(seconds) == text
+
+
+def test_the_time_left_counts_to_the_expected_stop(capsys, monkeypatch):
+    # a clock that moves 2 s per unit: the measured rate is 0.5 units/s
+    now = [1000.0]
+    monkeypatch.setattr(P.time, "monotonic", lambda: now[0])
+    monkeypatch.setenv("AUDIT_PROGRESS_INTERVAL", "0")
+    with P.Progress("inject demo", total=150, unit="epochs") as bar:
+        for epoch in range(1, 21):
+            now[0] += 2.0
+            if epoch == 20:
+                bar.expect(40)   # e.g. recall rising to the target by the evaluation of epoch 40
+            bar.update(1)
+        lines = capsys.readouterr().err.splitlines()
+        # by hand: 10 epochs in 20 s, 140 left at 0.5/s = 280 s; then 20 left to epoch 40 = 40 s
+        assert lines[9] == "inject demo: 10/150 epochs, 0.5 epochs/s, ETA 4m40s"
+        assert lines[19] == "inject demo: 20/150 epochs, 0.5 epochs/s, ETA 40s (expected to stop at 40)"
+        bar.expect(None)   # no longer told: back to the cap, 130 left = 260 s
+        now[0] += 2.0
+        bar.update(1)
+        assert capsys.readouterr().err.splitlines() == ["inject demo: 21/150 epochs, 0.5 epochs/s, ETA 4m18s"]

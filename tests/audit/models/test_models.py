@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from audit.models.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
-from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.models.load import check_model_path, load_model, load_tokenizer, select_hardware
 from audit.config import parse_scratch
 from audit.models.scratch import build_scratch
 from graphstore.errors import ConfigError
@@ -46,6 +46,37 @@ def test_a_tokenizer_without_pad_token_pads_with_eos(folder, tmp_path):
 def test_missing_model_folder_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="model folder .* does not exist; give a Hugging Face model folder"):
         load_model(str(tmp_path / "nope"), select_hardware("cpu"))
+
+
+CHOICES = ("a folder written by save_pretrained, a hub id, a .gguf file, "
+           "a model package (audit models) or scratch[:SIZE]")
+
+
+def test_a_folder_without_config_json_is_not_a_model_folder(tmp_path):
+    (tmp_path / "weights.bin").write_bytes(b"\0")
+    with pytest.raises(ConfigError) as refused:
+        check_model_path(str(tmp_path))
+    assert str(refused.value) == (f"--model {tmp_path}: no config.json there, so not a Hugging Face model folder; "
+                                  f"give {CHOICES}")
+    with pytest.raises(ConfigError) as refused:
+        check_model_path(str(tmp_path / "weights.bin"))
+    assert str(refused.value) == f"--model {tmp_path / 'weights.bin'}: a file, not a model folder; give {CHOICES}"
+
+
+def test_a_model_folder_without_a_tokenizer_says_so(folder, tmp_path):
+    # transformers blames a missing sentencepiece package for this; the cause is the missing files
+    (tmp_path / "config.json").write_bytes((folder / "config.json").read_bytes())
+    with pytest.raises(ConfigError) as refused:
+        load_tokenizer(str(tmp_path))
+    assert str(refused.value) == (f"cannot load a tokenizer from {tmp_path}: the folder has none of tokenizer.json, "
+                                  "tokenizer.model, vocab.json, vocab.txt, spiece.model; save the tokenizer beside "
+                                  "the model (tokenizer.save_pretrained(folder))")
+    (tmp_path / "tokenizer.json").write_text("{not json", encoding="utf-8")   # a broken one: its first sentence
+    with pytest.raises(ConfigError) as refused:
+        load_tokenizer(str(tmp_path))
+    message = str(refused.value)
+    assert message.startswith(f"cannot load a tokenizer from {tmp_path}: ") and len(message) < 300
+    assert message.endswith(". Give a Hugging Face model folder (with tokenizer.json or tokenizer.model) or a hub id")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without CUDA")
@@ -112,6 +143,19 @@ def test_the_method_names_offered_without_torch_are_the_registered_ones():
 
 
 # -- threads under load --------------------------------------------------------------------------
+def cpu_name() -> str:
+    """The CPU's model, read here apart from audit.models.load: /proc/cpuinfo's first ``model name``."""
+    import platform
+    import re
+
+    try:
+        text = open("/proc/cpuinfo", encoding="utf-8", errors="replace").read()
+    except OSError:
+        text = ""
+    found = re.search(r"^model name\s*:\s*(.+?)\s*$", text, re.M)
+    return found.group(1) if found else (platform.processor() or platform.machine() or "unknown CPU")
+
+
 def test_threads_are_the_cores_the_load_leaves_free():
     from audit.models.load import cpu_threads
     assert cpu_threads(cores=2, load=0.3) == 2      # a quiet machine: every core
@@ -153,4 +197,4 @@ print(load.select_hardware("cpu").label)   # a refused value chose nothing: this
     assert first == f"1|{above}|{refused.format('x')}|{refused.format('²')}"
     # the run records the thread count it trained with: chosen by the load now, so at most the cores
     threads = int(label.removeprefix("cpu, ").split(" ")[0])
-    assert label == f"cpu, {threads} thread(s) (float32)" and 1 <= threads < above
+    assert label == f"cpu, {threads} thread(s), {cpu_name()} (float32)" and 1 <= threads < above

@@ -267,6 +267,9 @@ def test_per_edge_sweep(store, graph, cache_dir):
         assert sorted(r["others"]) == sorted(set(rows) - {key})
     assert all(rows[k]["forget"] is None for k in rows if k not in swept)
     assert outcome.summary["swept_edges"] == 2
+    losses = [json.loads(line) for line in (cache_dir / "runs" / "sweep" / "loss.jsonl").read_text().splitlines()]
+    assert [(line["phase"], line["epoch"]) for line in losses if line["phase"] != "inject"] == \
+        [(f"unlearn {edge}", epoch) for edge in ("small/1_5", "small/0_2") for epoch in range(1, FAST["epochs"] + 1)]
     # damage per edge: its ROUGE-1 averaged over the unlearnings of the other swept edges
     damage = {r["edge"]: r for r in store.read(
         "MATCH (x:EdgeResult {run: 'sweep'}) RETURN x.edge AS edge, x.retained_rouge1_after AS mean, "
@@ -314,6 +317,9 @@ def test_a_killed_run_resumes_where_it_stopped(store, graph, cache_dir, store_ar
     assert "resumed unlearning after epoch" in result.output
     count = store.read("MATCH (x:EdgeResult {run: 'killed'}) RETURN count(x) AS n, count(x.rouge1_after) AS a")[0]
     assert count == {"n": 5, "a": 5}
+    # the loss log has every epoch once, though the kill came anywhere between two
+    lines = (cache_dir / "runs" / "killed" / "loss.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["epoch"] for line in lines if '"unlearn"' in line] == list(range(1, 41))
 
     # The resumed run ends where an uninterrupted one does.
     result = CliRunner().invoke(cli, ["run", *args, "--run-id", "straight"], catch_exceptions=False)

@@ -1,0 +1,118 @@
+"""`audit run`'s config files and re-runs, and its refusals of a model that is not one, through
+click's CliRunner against the real server. A re-run is checked by the digest of its settings,
+read back with Cypher, against the stored run's."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from audit.run.options import RUN_OPTIONS
+from cli.main import cli
+from cli.run import run as run_command
+from conftest import small_pistol_run
+from extract.pistol.generate import generate_pistol, write_dataset
+from extract.pistol.load import load_pistol
+from graphstore.ingest import write_graph
+
+EDGES = [("0", "1"), ("0", "2"), ("1", "3")]
+MODEL_CHOICES = ("a folder written by save_pretrained, a hub id, a .gguf file, "
+                 "a model package (audit models) or scratch[:SIZE]")
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def digest(store, run: str) -> str:
+    return store.read("MATCH (r:Run {key: $run}) RETURN r.settings_sha256 AS s", run=run)[0]["s"]
+
+
+def test_every_option_of_the_command_can_be_in_a_config_file():
+    where_and_how = {"config_file", "rerun", "fmt", "store_dir", "uri", "user", "password", "database"}
+    assert {p.name for p in run_command.params} - where_and_how == set(RUN_OPTIONS)
+
+
+def test_a_stored_run_is_made_again_from_its_config_file_or_its_id(store, store_args, tmp_path, run_cache):
+    run = small_pistol_run(store, tmp_path, run_cache, "again", "again-ga", EDGES, seed=7)
+    config = run_cache / "runs" / run / "config.toml"
+
+    same = invoke("run", "--config", str(config), *store_args)   # the same options and id: nothing to do
+    assert same.exit_code == 0, same.output
+    assert f"run {run} is already complete; nothing to do" in same.output and f"run {run}: done" in same.output
+
+    # the command line over the file: this graph is looked for, and refused
+    other = invoke("run", "--config", str(config), "--graph", "nosuch", *store_args)
+    assert other.exit_code == 1 and "Error: no graph named 'nosuch'" in other.output
+    other = invoke("run", "--rerun", run, "--select", "widest:3", *store_args)
+    assert other.exit_code == 1 and "Error: unknown selector 'widest'" in other.output
+
+    # method settings merge by name, and are dropped with the method they belong to
+    npo = tmp_path / "npo.toml"
+    npo.write_text('graph = "again"\nselect = "top-degree:1"\nmethod = "npo"\nmethod_option = {beta = "x"}\n')
+    merged = invoke("run", "--config", str(npo), "--method-option", "retain_weight=1", *store_args)
+    assert merged.exit_code == 1 and "Error: method npo option beta='x': expected a float" in merged.output
+    merged = invoke("run", "--config", str(npo), "--method", "ga", "--method-option", "gamma=1", *store_args)
+    assert merged.exit_code == 1 and "Error: method ga has no option 'gamma'; valid: (none)" in merged.output
+
+    rerun = invoke("run", "--rerun", run, *store_args)
+    assert rerun.exit_code == 0, rerun.output
+    new = [line.split()[1].rstrip(":") for line in rerun.output.splitlines() if line.startswith(f"run {run}-rerun-")]
+    assert len(new) == 1 and digest(store, new[0]) == digest(store, run)
+    assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 2
+
+
+def test_a_run_without_a_config_file_to_rerun_says_what_to_do(store, store_args, tmp_path):
+    from audit.results import store as R
+
+    R.start_run(store, "old", {"settings_sha256": "x", "graph": "g", "lock": str(tmp_path / "runs" / "old" / "run.lock")})
+    result = invoke("run", "--rerun", "old", *store_args)
+    assert result.exit_code == 1
+    assert (f"Error: run old has no {tmp_path / 'runs' / 'old' / 'config.toml'}: it ran before runs recorded their "
+            "options, or its cache folder is elsewhere (give --cache-dir) or gone; give its options (audit runs old "
+            "shows them) or --config FILE") in result.output
+    assert invoke("run", "--rerun", "nosuch", *store_args).output.startswith("Error: no run 'nosuch'; runs there: old")
+
+
+def test_a_config_file_with_an_unknown_or_mistyped_option_is_refused(store, store_args, tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text('graph = "demo"\nepoch = 3\n', encoding="utf-8")
+    result = invoke("run", "--config", str(path), *store_args)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {path}: unknown option 'epoch'; valid: graph, select, cypher, method, ")
+    path.write_text('graph = "demo"\nepochs = "many"\n', encoding="utf-8")
+    result = invoke("run", "--config", str(path), *store_args)
+    assert result.exit_code == 1
+    assert result.output == f"Error: {path}: epochs = \"many\": 'many' is not a valid integer.\n"
+    path.write_text('select = "top-degree:1"\n', encoding="utf-8")
+    result = invoke("run", "--config", str(path), *store_args)
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: Missing option '--graph' (or graph = NAME in the --config file)")
+
+
+def test_a_folder_without_config_json_is_refused_before_a_run_starts(store, store_args, tmp_path):
+    path = tmp_path / "g.json"
+    write_dataset(generate_pistol(EDGES, seed=7), path)
+    write_graph(store, load_pistol(path, graph="g"))
+    folder = tmp_path / "weights-only"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"\0")
+    result = invoke("run", "--graph", "g", "--select", "edges:0_1", "--model", str(folder), "--device", "cpu",
+                    "--cache-dir", str(tmp_path / "cache"), *store_args)
+    assert result.exit_code == 1
+    assert result.output == (f"Error: --model {folder}: no config.json there, so not a Hugging Face model folder; "
+                             f"give {MODEL_CHOICES}\n")
+    assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0   # no failed run left behind
+
+
+def test_runs_as_json_is_one_object_at_full_precision(store, store_args):
+    from audit.results import store as R
+
+    R.start_run(store, "precise", {"settings_sha256": "x", "graph": "g", "unlearn_seconds": 0.123456789012345,
+                                   "unlearn_config": {"lr": 1e-3, "epochs": 20}, "forget_edges": ["g/0_1"]})
+    out = json.loads(invoke("runs", "precise", "--format", "json", *store_args).output)
+    assert out["unlearn_seconds"] == 0.123456789012345 and out["unlearn_config"] == {"lr": 1e-3, "epochs": 20}
+    assert out["key"] == "precise" and out["forget_edges"] == ["g/0_1"] and out["status"] == "running"
+    csv_rows = invoke("runs", "precise", "--format", "csv", *store_args).output.splitlines()
+    assert "unlearn_seconds,0.123456789012345" in csv_rows
