@@ -61,7 +61,8 @@ def memorization_check(people, seed, graph_name, out_dir, properties, size, epoc
         outcome = check_memorization(store, request, report=say)
     rows = figure_rows(outcome)
     table = fmt == "table"
-    emit_rows(["measure", "value"], [[label if table else key, value] for key, label, value in rows], fmt)
+    emit_rows(["measure", "value"], [[label, round(value, 3) if isinstance(value, float) else value] if table
+                                     else [key, value] for key, label, value in rows], fmt)
     for line in FIGURE_NOTES if table else ():
         click.echo(line)
     # with --format csv|json, stdout is the figures alone; the run's names go to stderr

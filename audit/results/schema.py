@@ -144,7 +144,11 @@ RUN_PROPS = _declare("Run", {
         ("error", "str", "why it failed (first 500 characters)", False),
         ("settings_sha256", "str", "SHA-256 of the settings: a run resumes only under the same digest", False),
         ("code_version", "str", "package version + git commit", False),
-        ("hardware", "str", "device, dtype and threads it ran on", False),
+        ("hardware", "str", "the device (the GPU's name, or cpu with its threads and CPU model) and dtype it ran on",
+         False),
+        ("environment", "json", "where it ran: Python, torch (with its build), transformers, peft, tokenizers, "
+         "safetensors, accelerate, Neo4j driver and arcadedb-embedded versions, the engine and its server version, "
+         "platform, CPU model, CUDA version and GPUs, threads (the run folder's environment.json)", False),
     ],
     "settings": [
         ("graph", "str", "the graph audited", False),

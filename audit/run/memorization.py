@@ -18,7 +18,7 @@ from audit.measure.memorization.measure import MEASURE_VERSION, FactMeasure
 from audit.measure.memorization.measurer import Measurer
 from audit.measure.memorization.protocol import protocol_warnings
 from audit.measure.memorization.subjects import load_subjects, resolve_subjects, targets_for
-from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.models.load import check_model_path, load_model, load_tokenizer, select_hardware
 from audit.questions.properties import load_registry
 from audit.results import store as R
 from audit.results.schema import PHASES, phase_name
@@ -48,8 +48,8 @@ def summary(measures: list[FactMeasure]) -> dict:
     measured = [m for m in measures if m.measured]
     memorized = [m for m in measured if m.memorized]
     return {"facts": len(measures), "facts_measured": len(measured), "facts_memorized": len(memorized),
-            "memorization_rate": round(len(memorized) / len(measured), 4) if measured else None,
-            "mean_strength": round(sum(m.strength for m in measured) / len(measured), 4) if measured else None}
+            "memorization_rate": len(memorized) / len(measured) if measured else None,
+            "mean_strength": sum(m.strength for m in measured) / len(measured) if measured else None}
 
 
 def fact_rows(measures: list[FactMeasure], phase: str | None = None,
@@ -71,6 +71,7 @@ def run_memorization(store: GraphStore, request: MemorizationRequest,
     if parse_scratch(request.model):
         raise ConfigError(f"--model {request.model}: a scratch model is untrained, so it has memorized nothing; "
                           "give a trained Hugging Face model folder or hub id")
+    check_model_path(request.model)   # before the run exists, so a bad path leaves no failed run behind
     registry = load_registry(request.registry_file)
     hardware = select_hardware(request.device)
     settings = {"graph": request.graph, "graph_sha256": graph_info["sha256"], "model": request.model,

@@ -105,7 +105,7 @@ def check_memorization(store: GraphStore, request: CheckRequest, report: Callabl
 
 def figure_rows(outcome: CheckOutcome) -> list[tuple[str, str, object]]:
     """``(key, label, value)`` for every figure of the check, in ``FIGURE_LABELS`` order; a
-    figure the separation lacks is left out, and floats are rounded to 3 places."""
+    figure the separation lacks is left out; floats at full precision (the table rounds them)."""
     values = {**outcome.figures, "sentences_per_second": outcome.summary.get("sentences_per_second")}
-    return [(key, label, round(values[key], 3) if isinstance(values[key], float) else values[key])
+    return [(key, label, values[key])
             for key, label in FIGURE_LABELS.items() if key in values]

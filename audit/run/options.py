@@ -15,6 +15,8 @@ texts; ``check`` is a list of names.
 
 from __future__ import annotations
 
+import difflib
+
 import dataclasses
 import json
 import math
@@ -156,7 +158,10 @@ def read_options(path: Path) -> dict:
     for key, value in data.items():
         name = key.replace("-", "_")
         if name not in RUN_OPTIONS:
-            raise InputDataError(path, f"unknown option {key!r}; valid: {', '.join(RUN_OPTIONS)}")
+            close = difflib.get_close_matches(name, RUN_OPTIONS, n=1)
+            raise InputDataError(path, f"unknown option {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                                 + "; the valid keys are audit run's long options, e.g. method, epochs, lr, seed "
+                                 "(audit run --help lists them)")
         if name in options:
             raise InputDataError(path, f"option {name} is given twice (as {name} and {name.replace('_', '-')})")
         options[name] = _settings_of(path, name, value) if name in SETTING_OPTIONS else value

@@ -154,8 +154,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     with life.running():
         env = environment(store, hardware)
         record.start(dataclasses.replace(request, run_id=run), as_dict(method.config), env)
-        if "environment" in Run.DECLARED:   # the versions on the node too, once the schema declares them
-            life.update(environment=env)
+        life.update(environment=env)   # the versions on the node too
         summary = _execute(context)
     life.finish(summary)
     record.finish(store, run, summary)

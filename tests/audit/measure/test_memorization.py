@@ -333,6 +333,21 @@ def test_cli_memorization_select_and_unlearn(synthetic, store, store_args, tmp_p
     assert refused.exit_code == 1 and "no subject of graph 'people'" in refused.output
 
 
+def test_cli_memorization_refuses_a_folder_without_config_json_before_a_run(synthetic, store, store_args, tmp_path):
+    runner = CliRunner()
+    built = runner.invoke(cli, ["build", "--wikidata", str(synthetic["path"]), "--graph", "people", *store_args],
+                          catch_exceptions=False)
+    assert built.exit_code == 0, built.output
+    folder = tmp_path / "weights-only"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"\0")
+    result = runner.invoke(cli, ["memorization", "--graph", "people", "--subject", sorted(synthetic["injected"])[0],
+                                 "--model", str(folder), "--run-id", "bad", "--device", "cpu", *store_args])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: --model {folder}: no config.json there, so not a Hugging Face model folder")
+    assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 0   # no failed run left behind
+
+
 def test_cli_memorization_preset_records_its_settings(synthetic, store, store_args, caplog):
     runner = CliRunner()
     built = runner.invoke(cli, ["build", "--wikidata", str(synthetic["path"]), "--graph", "people", *store_args],

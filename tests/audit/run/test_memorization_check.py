@@ -17,14 +17,14 @@ def outcome() -> CheckOutcome:
     return CheckOutcome("check-run", Path("out/model"), ["Q900000001"], figures, {"sentences_per_second": 812.5})
 
 
-def test_the_table_shows_labels_not_keys_and_rounds_to_three_places():
+def test_the_rows_carry_labels_not_keys_at_full_precision():
     rows = figure_rows(outcome())
     assert [(label, value) for _, label, value in rows] == [
         ("facts measured, injected people (trained on)", 30),
         ("facts measured, other people (never seen)", 30),
-        ("AUROC of the strength z*, injected vs other", 0.901),
-        ("rank 1, injected people", 0.792),
-        ("rank 1, other people", 0.188),
+        ("AUROC of the strength z*, injected vs other", 0.90123),
+        ("rank 1, injected people", 0.7916),
+        ("rank 1, other people", 0.1875),
         ("strict, injected people", 0.5),
         ("strict, other people", 0.125),
         ("lenient, injected people", 0.9),
@@ -43,5 +43,5 @@ def test_json_keeps_the_keys(capsys):
     rows = figure_rows(outcome())
     emit_rows(["measure", "value"], [[key, value] for key, _, value in rows], "json")
     printed = json.loads(capsys.readouterr().out)
-    assert printed[4] == {"measure": "rank1_other", "value": 0.188}
+    assert printed[4] == {"measure": "rank1_other", "value": 0.1875}   # full precision, as csv
     assert printed[7] == {"measure": "lenient_injected", "value": 0.9}

@@ -52,7 +52,10 @@ def test_json_files_and_dashes_and_lists_are_read(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("epoch = 3", "unknown option 'epoch'; valid: " + ", ".join(RUN_OPTIONS)),
+    ("epoch = 3", "unknown option 'epoch' (did you mean 'epochs'?); the valid keys are audit run's long options, "
+                  "e.g. method, epochs, lr, seed (audit run --help lists them)"),
+    ("colour = 3", "unknown option 'colour'; the valid keys are audit run's long options, "
+                   "e.g. method, epochs, lr, seed (audit run --help lists them)"),
     ("inject_lr = 1\ninject-lr = 2", "option inject_lr is given twice (as inject_lr and inject-lr)"),
     ("method_option = 3", "method_option: expected a table (e.g. method_option = {beta = 0.2}) or a list of "
                           "\"NAME=VALUE\" texts, got 3"),
