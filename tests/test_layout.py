@@ -144,3 +144,12 @@ def test_tests_mirror_the_packages():
                     if p.is_dir() and (p / "__init__.py").exists()}
     stray = sorted(str(d) for d in test_dirs if d != Path(".") and d not in package_dirs and d.parts[0] != "docker")
     assert stray == []
+
+
+def test_test_module_names_are_unique():
+    """pytest imports test modules by their base name (no __init__.py in tests/): two files of one
+    name in different folders stop the whole suite at collection, so name them apart."""
+    names: dict[str, list[str]] = {}
+    for path in (REPO / "tests").rglob("test_*.py"):
+        names.setdefault(path.name, []).append(str(path.relative_to(REPO)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
