@@ -26,6 +26,7 @@ from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, check_model_path, select_hardware
 from audit.results import store as R
 from audit.results.schema import Run
+from audit.run import readings
 from audit.run import summaries as S
 from audit.run import training_data as T
 from audit.run.injection import InjectionTexts, inject, load_injected_model
@@ -125,7 +126,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     existing = life.finished()
     if existing is not None:
         report(f"run {run} is already complete; nothing to do")
-        summary = S.stored_summary(existing)
+        summary = readings.stored_summary(existing)
         return RunOutcome(run, R.DONE, True, summary, reading(run_leakage(store, run), summary))
 
     run_dir = request.cache_dir / "runs" / run
@@ -159,7 +160,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     life.finish(summary)
     record.finish(store, run, summary)
     report(f"run record: {run_dir} (results.json, config.toml, environment.json, loss.jsonl)")
-    for line in (S.redundancy_reading(summary), S.resurfacing_reading(summary)):
+    for line in (readings.redundancy_reading(summary), readings.resurfacing_reading(summary)):
         if line:
             report(line)
     leakage = write_browser_leakage(store, run)
@@ -272,7 +273,7 @@ def _resurfacing(c: RunContext, phases: _Phases, unlearner: Unlearner) -> dict:
 
     node = R.get_run(c.store, c.run)
     if node.resurfacing_seconds is not None:
-        return {k: v for k, v in S.stored_summary(node).items() if k in RUN_RESURFACING_NAMES}
+        return {k: v for k, v in readings.stored_summary(node).items() if k in RUN_RESURFACING_NAMES}
     if not unlearner.trained:
         unlearner.load(c.run_dir / "adapter")
     results = R.read_results(c.store, c.run)

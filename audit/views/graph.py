@@ -21,7 +21,7 @@ from pathlib import Path
 
 from audit.results.resurfacing import RESURFACED_FLAGS
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
-from audit.run.summaries import resurfacing_reading, stored_summary
+from audit.run.readings import resurfacing_reading, stored_summary
 from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
 from audit.views.palette import STATUS_LABELS, UNMEASURED_COLOUR, status_colour
 from graphstore import GraphStore

@@ -17,7 +17,7 @@ from audit.views.leakage import (FORGET_STATUSES, STATUSES, EdgeLeakage, Leakage
 from audit.measure import metrics as M
 from audit.results.resurfacing import EDGE_COLUMNS, resurfaced_under
 from audit.run.selectors import DENSITY_TIERS, density_tier
-from audit.run.summaries import resurfacing_reading, stored_summary
+from audit.run.readings import resurfacing_reading, stored_summary
 from graphstore import GraphStore
 
 REPORT_FILE = "report.md"

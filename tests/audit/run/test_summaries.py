@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from audit.results.schema import EdgeResult, Run
+from audit.run import readings
 from audit.run import summaries as S
 
 
@@ -105,11 +106,11 @@ def test_graphs_without_the_flag_have_no_redundancy_summary():
     flagless = [edge("p/A", None, [1.0], [0.0], (1, 0), None), edge("p/B", None, [1.0], [1.0], (1, 1), None)]
     assert S.redundancy_summary(flagless) == {}
     summary = S.joint_summary(flagless, Run())
-    assert S.redundancy_reading(summary) is None and "forget_rouge1_inflation_after" not in summary
+    assert readings.redundancy_reading(summary) is None and "forget_rouge1_inflation_after" not in summary
 
 
 def test_the_reading_gives_the_inflation_after_and_before_in_one_line():
-    line = S.redundancy_reading(S.joint_summary(results(), Run()))
+    line = readings.redundancy_reading(S.joint_summary(results(), Run()))
     # 4.25/8 = 0.531, 1.75/5 = 0.350, (0.53125 - 0.35)/0.35 = +51.8 %; before (0.9375 - 0.9)/0.9 = +4.2 %;
     # B's 3 QA pairs of 8 = 38 %
     assert line == ("redundancy (HANKER): 1 forget fact(s) (38% of the forget QA pairs) also stated by the retain "
@@ -119,7 +120,7 @@ def test_the_reading_gives_the_inflation_after_and_before_in_one_line():
     assert "\n" not in line
     # the others are 0 after unlearning: no inflation relative to them to state
     forgotten = [edge("g/A", False, [1.0], [0.0], (1, 0), None), edge("g/B", True, [1.0], [0.5], (1, 0), None)]
-    assert S.redundancy_reading(S.joint_summary(forgotten, Run())).endswith(
+    assert readings.redundancy_reading(S.joint_summary(forgotten, Run())).endswith(
         "forget ROUGE-1 after 0.250 over all forget facts, 0.000 over the others: those are all forgotten, so the "
         "inflation relative to them is not defined")
 
@@ -128,18 +129,18 @@ def test_redundant_facts_forgotten_more_lower_the_score_and_the_reading_says_so(
     # A 0.5 of 1 pair, B (redundant) 0.0 of 1: all 0.25, the others 0.5, (0.25 - 0.5) / 0.5 = -50 %
     lower = [edge("g/A", False, [1.0], [0.5], (1, 0), None), edge("g/B", True, [1.0], [0.0], (1, 0), None)]
     assert ("0.500 over the others: counting them lowers it by 50.0% (they are forgotten more than the others) "
-            "(before unlearning: +0.0%" in S.redundancy_reading(S.joint_summary(lower, Run())))
+            "(before unlearning: +0.0%" in readings.redundancy_reading(S.joint_summary(lower, Run())))
 
 
 def test_the_reading_says_plainly_when_no_forget_fact_is_redundant():
     # A and C alone: (0.5 + 0 + 0.25 + 0 + 1) / 5 = 0.35 after unlearning
-    line = S.redundancy_reading(S.joint_summary([e for e in results() if e.edge != "g/B"], Run()))
+    line = readings.redundancy_reading(S.joint_summary([e for e in results() if e.edge != "g/B"], Run()))
     assert line == ("redundancy (HANKER): no forget fact is also stated by the retain corpus, so there is no "
                     "inflation to remove: forget ROUGE-1 after 0.350 counts only facts the unlearning had to erase")
 
 
 def test_the_reading_when_every_forget_fact_is_redundant():
-    line = S.redundancy_reading(S.joint_summary([edge("g/B", True, [1.0], [0.5], (1, 0), None)], Run()))
+    line = readings.redundancy_reading(S.joint_summary([edge("g/B", True, [1.0], [0.5], (1, 0), None)], Run()))
     assert line.endswith("forget ROUGE-1 after 0.500 over all forget facts, and every forget fact is one of them, "
                          "so there is no score without them")
 
@@ -148,26 +149,26 @@ def test_the_reading_when_every_forget_fact_is_redundant():
 def test_relearning_is_told_as_the_neighbours_gain_over_the_control():
     summary = {"forget_edges_forgotten": 5, "resurfaced_int8": 0, "resurfaced_nf4": 1, "resurfaced_relearn": 3,
                "resurfaced_relearn_control": 1, "relearn_rouge1": 0.8, "relearn_control_rouge1": 0.7}
-    assert S.resurfacing_reading(summary) == (
+    assert readings.resurfacing_reading(summary) == (
         "resurfacing: of 5 forgotten forget edge(s), 0 came back under int8 weights, 1 under 4-bit weights; "
         "relearning on their graph neighbours brought back 3 of the 5, the control relearning (as many QA pairs of "
         "unrelated retained edges, the same steps) 1: the neighbours brought back 2 more than the control "
         "(forget ROUGE-1 after relearning: 0.80 neighbours, 0.70 control) (docs/robustness.md)")
-    fewer = S.resurfacing_reading({**summary, "resurfaced_relearn": 0, "resurfaced_relearn_control": 2})
+    fewer = readings.resurfacing_reading({**summary, "resurfaced_relearn": 0, "resurfaced_relearn_control": 2})
     assert "the neighbours brought back 2 fewer than the control" in fewer
-    same = S.resurfacing_reading({**summary, "resurfaced_relearn_control": 3})
+    same = readings.resurfacing_reading({**summary, "resurfaced_relearn_control": 3})
     assert "the neighbours brought back as many as the control" in same
 
 
 def test_nothing_forgotten_is_one_plain_line_not_counts_of_zero():
     summary = {"forget_edges_forgotten": 0, "resurfaced_relearn": 0, "resurfaced_relearn_control": 0,
                "relearn_rouge1": 0.8, "relearn_control_rouge1": 0.65}
-    line = S.resurfacing_reading(summary)
+    line = readings.resurfacing_reading(summary)
     assert line == ("resurfacing: no forget edge was forgotten by the unlearning, so none could resurface; "
                     "forget ROUGE-1 0.80 after relearning on the neighbours, 0.65 after the control relearning (as "
                     "many QA pairs of unrelated retained edges, the same steps): the neighbours +0.15 over the control "
                     "(docs/robustness.md)")
     assert "of 0" not in line
-    assert S.resurfacing_reading({"forget_edges_forgotten": 0, "resurfaced_int8": 0}) == (
+    assert readings.resurfacing_reading({"forget_edges_forgotten": 0, "resurfaced_int8": 0}) == (
         "resurfacing: no forget edge was forgotten by the unlearning, so none could resurface (docs/robustness.md)")
-    assert S.resurfacing_reading({}) is None
+    assert readings.resurfacing_reading({}) is None
