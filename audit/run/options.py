@@ -15,9 +15,8 @@ texts; ``check`` is a list of names.
 
 from __future__ import annotations
 
-import difflib
-
 import dataclasses
+import difflib
 import json
 import math
 import tomllib
