@@ -88,7 +88,9 @@ def load_in_chromium(page: Path, folder: Path) -> tuple[float, dict]:
         started = time.perf_counter()
         tab.navigate(page.as_uri())
         tab.wait_for("window.auditView && (window.auditView.ready || window.auditView.error !== null)", timeout=600)
-        state = tab.evaluate("window.auditView")
+        # the plain fields only: auditView also holds the cytoscape instance, which does not serialize
+        state = tab.evaluate("({ready: auditView.ready, error: auditView.error, nodes: auditView.nodes, "
+                             "edges: auditView.edges, layout: auditView.layout, layoutMs: auditView.layoutMs})")
         return time.perf_counter() - started, state
 
 
