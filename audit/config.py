@@ -4,10 +4,8 @@ untyped dicts of options around. Cross-field checks live in ``check()``."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from graphstore.errors import ConfigError
 
@@ -55,7 +53,7 @@ class UnlearnConfig:
     (TOFU, PISTOL, NPO): AdamW, linear warm-up over the first epoch, 20 epochs, effective batch 4."""
     epochs: int = field(default=20, metadata={"help": "passes over the forget set"})
     lr: float | None = field(default=None, metadata={"help": "AdamW learning rate of the LoRA adapters; default: "
-                                                             "per method and model (default_unlearn_lr)"})
+                                                             "per method and model (audit.models.defaults.default_unlearn_lr)"})
     batch_size: int = field(default=4, metadata={"help": "forget QA pairs per forward pass"})
     grad_accum: int = field(default=1, metadata={"help": "steps accumulated per update (effective batch = batch_size * grad_accum)"})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW weight decay"})
@@ -277,34 +275,6 @@ class ResurfacingConfig:
 SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4}
 PRETRAINED_UNLEARN_LR = 1e-5
 SMALL_MODEL_WIDTH = 1024
-
-
-def model_width(model: str) -> int | None:
-    """The hidden size of ``model``: a scratch size's, or ``config.json``'s in a local folder;
-    None when it cannot be read here (a hub id)."""
-    size = parse_scratch(model)
-    if size is not None:
-        return SIZES[size].hidden_size
-    from audit.models import pretrained
-
-    config = Path(pretrained.resolve(model)) / "config.json"
-    try:
-        values = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return next((values[k] for k in ("hidden_size", "n_embd", "d_model") if isinstance(values.get(k), int)), None)
-
-
-def default_unlearn_lr(method: str, model: str) -> float:
-    """The unlearning learning rate used when none is given, for ``method`` on ``model``."""
-    from audit.models import pretrained
-
-    if pretrained.is_pretrained_spec(model):   # narrow (Gemma 3 270M: width 640) but pretrained
-        return PRETRAINED_UNLEARN_LR
-    width = model_width(model)
-    if width is not None and width <= SMALL_MODEL_WIDTH:
-        return SCRATCH_UNLEARN_LR[method]
-    return PRETRAINED_UNLEARN_LR
 
 
 # -- scratch models: their sizes, and `--model scratch[:SIZE]` --------------------------------

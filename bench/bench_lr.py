@@ -25,7 +25,8 @@ from pathlib import Path
 import torch
 
 from audit.measure import evaluate as E
-from audit.config import InjectionConfig, UnlearnConfig, apply_options, default_unlearn_lr
+from audit.config import InjectionConfig, UnlearnConfig, apply_options
+from audit.models.defaults import default_unlearn_lr
 from audit.models.encoding import QAEncoder
 from audit.run.injection import inject, load_injected_model
 from audit.run.methods import method_class
@@ -54,7 +55,7 @@ def main() -> None:
     parser.add_argument("--methods", default="ga,gd,kl,dpo,npo,simnpo",
                         help="comma-separated; a method's options after a colon: dpo:retain_weight=1;beta=0.2")
     parser.add_argument("--lrs", default="default", help="comma-separated, e.g. 1e-4,1e-3; 'default' = the code's "
-                                                          "default for the method (audit.config.default_unlearn_lr)")
+                                                          "default for the method (audit.models.defaults.default_unlearn_lr)")
     parser.add_argument("--epochs", type=int, default=UnlearnConfig().epochs)
     parser.add_argument("--size", default="tiny")
     parser.add_argument("--seeds", default="0", help="comma-separated unlearning seeds (adapters, data order)")

@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # The script's own folder is on sys.path when it is run as a script.
 from bench_eval import OtherLoad  # noqa: E402
 
-from audit.config import InjectionConfig, ResurfacingConfig, default_unlearn_lr  # noqa: E402
+from audit.config import InjectionConfig, ResurfacingConfig  # noqa: E402
+from audit.models.defaults import default_unlearn_lr  # noqa: E402
 from audit.measure import evaluate as E  # noqa: E402
 from audit.models.encoding import QAEncoder  # noqa: E402
 from audit.models.load import select_hardware  # noqa: E402

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from audit.results import store as R  # noqa: E402
-from audit.views.leakage import run_leakage, write_browser_leakage  # noqa: E402
+from audit.results.leakage import run_leakage, write_browser_leakage  # noqa: E402
 from audit.views.report import write_report  # noqa: E402
 from audit.views.graph import build_view  # noqa: E402
 from audit.views.page import write_page  # noqa: E402

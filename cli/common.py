@@ -104,9 +104,9 @@ def emit_rows(columns: list[str], rows: list[list], fmt: str, out=None) -> None:
 
 def threshold_options(command: Callable) -> Callable:
     """--leaked / --forgotten / --damaged / --margin: where a run's per-edge scores change status
-    (``audit.views.leakage.LeakageThresholds``), for every leakage view. The command receives
+    (``audit.measure.leakage.LeakageThresholds``), for every leakage view. The command receives
     them as one ``thresholds`` argument."""
-    from audit.views.leakage import LeakageThresholds
+    from audit.measure.leakage import LeakageThresholds
 
     defaults = LeakageThresholds()
     names = ("leaked", "forgotten", "damaged", "margin")

@@ -10,7 +10,7 @@ import click
 from audit.results import store as R
 from audit.results.resurfacing import EDGE_COLUMNS
 from audit.results.schema import EdgeResult
-from audit.views.leakage import LeakageThresholds, borderline, classify
+from audit.measure.leakage import LeakageThresholds, borderline, classify
 from cli.common import connection_options, emit_rows, format_option
 from graphstore import GraphStore
 from graphstore import queries as Q

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from audit.views.leakage import write_browser_leakage
+from audit.results.leakage import write_browser_leakage
 from cli.common import connection_options, emit_rows, threshold_options
 from graphstore import GraphStore
 

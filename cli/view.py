@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from audit.views.leakage import STATUSES
+from audit.measure.leakage import STATUSES
 from audit.views.graph import DEFAULT_MAX_EDGES, default_output, load_view
 from audit.views.page import write_page
 from cli.common import connection_options, threshold_options

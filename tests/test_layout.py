@@ -153,3 +153,20 @@ def test_test_module_names_are_unique():
     for path in (REPO / "tests").rglob("test_*.py"):
         names.setdefault(path.name, []).append(str(path.relative_to(REPO)))
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+# Inside audit/, sub-packages have an order (STYLE.md): a module imports only from its own
+# sub-package or from one before it. audit.types, audit.config and audit.registry are below them
+# all; audit.build (a graph's questions, written when it is built) sits with the questions.
+AUDIT_ORDER = ("types", "config", "registry", "models", "questions", "build", "measure", "results", "run",
+               "experiment", "views")
+
+
+def test_audit_sub_packages_import_downwards_only():
+    def rank(module: str) -> int:
+        return AUDIT_ORDER.index(module.split(".")[1])
+
+    upward = [f"{name} imports {target}" for name, targets in graph().items()
+              if name.startswith("audit.") for target in sorted(targets)
+              if target.startswith("audit.") and rank(target) > rank(name)]
+    assert upward == []

@@ -19,7 +19,7 @@ from audit.measure import metrics as M
 from audit.config import EVAL_BATCH_SIZE
 from audit.models.encoding import IGNORE, QAEncoder, collate_prompts, collate_train
 from audit.models.logits import label_logits
-from audit.run.qa import QAExample
+from audit.types import QAExample
 from graphstore.progress import Progress
 
 DEFAULT_BATCH_SIZE = EVAL_BATCH_SIZE

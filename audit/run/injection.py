@@ -24,7 +24,7 @@ from audit.config import InjectionConfig, as_dict, parse_scratch
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
-from audit.run.qa import Edge
+from audit.types import Edge
 from audit.run.training_data import TextExample, chunked, context_tokens, encode
 from audit.models.scratch import build_scratch
 from graphstore.embedded import pid_alive

@@ -1,47 +1,21 @@
 """QA pairs as the audit sees them: per edge, per role, and the sets outside the graph.
 
-Plain data types only; nothing here talks to a model. ``load_graph_edges`` is the one read of
-the graph an audit needs (every edge with its QA pairs and structure).
+The types are in ``audit/types.py``; nothing here talks to a model. ``load_graph_edges`` is the
+one read of the graph an audit needs (every edge with its QA pairs and structure).
 """
 
 from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from audit.types import UTILITY_EDGE, Edge, QAExample
 from extract.jsonfile import json_line_error, read_json
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError, InputDataError
-
-UTILITY_EDGE = "(utility)"
-
-
-@dataclass(frozen=True)
-class QAExample:
-    """One question with its ground-truth answer, and the edge it tests."""
-    edge: str          # edge key, or UTILITY_EDGE for a question outside the graph
-    index: int         # position of the pair on its edge
-    question: str
-    answer: str
-
-
-@dataclass(frozen=True)
-class Edge:
-    """An edge of the graph with what the audit needs of it."""
-    key: str
-    head_key: str
-    tail_key: str
-    domain: str
-    edge_degree: int
-    component: int
-    component_density: float
-    qas: tuple[QAExample, ...]
-    redundant: bool | None = None   # text graphs: the other corpus states the same fact (HANKER)
-
 
 def load_graph_edges(store: GraphStore, graph: str) -> dict[str, Edge]:
     """Every edge of ``graph`` with its QA pairs, keyed by edge key (sorted)."""

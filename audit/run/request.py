@@ -40,4 +40,4 @@ class RunOutcome:
     status: str
     resumed: bool
     summary: dict
-    reading: list[str] = field(default_factory=list)   # the run in words (audit.views.leakage.reading)
+    reading: list[str] = field(default_factory=list)   # the run in words (audit.measure.leakage.reading)

@@ -41,8 +41,9 @@ from audit.models.training import batches, epoch_order, optimizer_and_schedule
 from audit.questions.probes import KINDS, llm_paraphrases, load_probe_templates, probes
 from audit.results.resurfacing import QUANT_SCHEMES
 from audit.results.schema import phase_name
-from audit.run.qa import Edge, QAExample, neighbourhood
-from audit.views.leakage import LeakageThresholds
+from audit.run.qa import neighbourhood
+from audit.types import Edge, QAExample
+from audit.measure.leakage import LeakageThresholds
 
 
 @dataclass

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from audit.config import INT64_MAX, apply_options, as_dict, default_unlearn_lr, model_width, parse_scratch
+from audit.config import INT64_MAX, apply_options, as_dict, parse_scratch
+from audit.models.defaults import default_unlearn_lr, model_width
 from audit.measure import evaluate as E
 from audit.measure import metrics as M
 from audit.measure.equivalence import Judge, load_judge
@@ -35,11 +36,13 @@ from audit.run.memorization import UnlearningMemorization
 from audit.run.methods import method_class
 from audit.run.methods.base import Method
 from audit.run.record import RunRecord, environment
-from audit.run.qa import UTILITY_EDGE, Edge, QAExample, load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
+from audit.run.qa import load_graph_edges, load_refusals, load_utility, neighbourhood, retain_edges
 from audit.run.request import RunOutcome, RunRequest
 from audit.run.selectors import select
 from audit.run.unlearning import Unlearner
-from audit.views.leakage import reading, run_leakage, write_browser_leakage
+from audit.types import UTILITY_EDGE, Edge, QAExample
+from audit.measure.leakage import reading
+from audit.results.leakage import run_leakage, write_browser_leakage
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError

@@ -22,22 +22,14 @@ import random
 from dataclasses import dataclass
 
 from audit.config import INT64_MAX
+from audit.types import DENSITY_HIGH, DENSITY_LOW, DENSITY_TIERS, density_tier
 from audit.measure.memorization.subjects import resolve_subjects
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
 
-DENSITY_TIERS = ("sparse", "mid", "dense")
-DENSITY_LOW, DENSITY_HIGH = 1 / 3, 2 / 3
 SELECTORS = ("top-degree", "bottom-degree", "domain", "density", "entity", "edges", "audit-set", "split", "memorized")
 SPLITS = ("forget", "retain")
-
-
-def density_tier(density: float) -> str:
-    """``sparse`` (<= 1/3), ``mid`` (<= 2/3) or ``dense``, as ``--select density:TIER`` chooses."""
-    if density <= DENSITY_LOW:
-        return DENSITY_TIERS[0]
-    return DENSITY_TIERS[1] if density <= DENSITY_HIGH else DENSITY_TIERS[2]
 
 
 @dataclass(frozen=True)

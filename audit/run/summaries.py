@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from audit.measure import evaluate as E
 from audit.measure import metrics as M
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
-from audit.run.qa import Edge
+from audit.types import Edge
 
 
 def edge_props(edge: Edge, role: str) -> dict:

@@ -27,7 +27,7 @@ from audit.config import TrainingDataConfig
 from audit.measure.memorization.subjects import load_subjects
 from audit.models.encoding import EncodedQA, QAEncoder
 from audit.questions.properties import fill, load_registry
-from audit.run.qa import Edge, QAExample
+from audit.types import Edge, QAExample
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError

@@ -1,6 +1,6 @@
 """``audit compare``: two runs of one graph, edge by edge.
 
-Each edge measured in both runs gets its status and score in each (``audit/views/leakage.py``: a
+Each edge measured in both runs gets its status and score in each (``audit/measure/leakage.py``: a
 forget edge's score is its ROUGE-1 after unlearning, a retained edge's its ROUGE-1 drop) and
 the difference B - A. The headline is the two lists of forget edges that are ``leaked`` after
 one run but not after the other: where one method (or setting) leaves a fact the other removes.
@@ -13,7 +13,8 @@ from pathlib import Path
 
 from audit.results.resurfacing import resurfaced_under
 from audit.views import plots as P
-from audit.views.leakage import EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from audit.measure.leakage import EdgeLeakage, LeakageThresholds, RunLeakage
+from audit.results.leakage import run_leakage
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 

@@ -1,7 +1,7 @@
 """The data of ``audit view``'s page: a run's graph with each edge's leakage, cut to a readable size.
 
 Entities are the nodes, the run's edges the edges; every edge carries the score and status of
-``audit.views.leakage`` (the one definition every view shares) and a few more measures for the
+``audit.measure.leakage`` (the one definition every view shares) and a few more measures for the
 details panel, and its colour: the colour of its status in ``audit.views.palette`` (the one
 palette of every view), so the colour changes exactly at the thresholds. An edge whose score
 lies within the thresholds' ``margin`` of one is flagged borderline. The page itself is
@@ -22,7 +22,8 @@ from pathlib import Path
 from audit.results.resurfacing import RESURFACED_FLAGS
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
 from audit.run.readings import resurfacing_reading, stored_summary
-from audit.views.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, run_leakage
+from audit.measure.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage
+from audit.results.leakage import run_leakage
 from audit.views.palette import STATUS_LABELS, UNMEASURED_COLOUR, status_colour
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
@@ -64,7 +65,7 @@ class ViewEdge:
     tail: str
     role: str                 # forget / retain
     domain: str
-    status: str | None        # one of audit.views.leakage.STATUSES; None: not measured
+    status: str | None        # one of audit.measure.leakage.STATUSES; None: not measured
     score: float | None       # forget: leakage (ROUGE-1 after); retain: damage (ROUGE-1 drop)
     edge_degree: int
     component: int
@@ -153,7 +154,7 @@ def build_view(leakage: RunLeakage, results: list[EdgeResult] | None = None,
     """The page's data from a run's leakage (and, for the details panel, its raw EdgeResults).
 
     Args:
-        leakage: ``audit.views.leakage.run_leakage`` of the run.
+        leakage: ``audit.results.leakage.run_leakage`` of the run.
         results: ``audit.results.store.read_results`` of the run; only ``EXTRA_MEASURES`` are taken.
         max_edges: the cut's limit; 0 shows every edge.
     """

@@ -2,7 +2,7 @@
 and Neo4j Browser's stylesheet (``docker/neo4j/leakage.grass``, checked against this module by
 ``tests/docker/test_leakage_style.py``).
 
-A status is one colour, so the breaks fall exactly at the thresholds (``audit/views/leakage.py``):
+A status is one colour, so the breaks fall exactly at the thresholds (``audit/measure/leakage.py``):
 an edge at ROUGE-1 0.25 is partly forgotten and looks it, whatever its neighbours on the scale.
 The hues are Okabe & Ito's colour-universal-design set ("Color Universal Design", 2008), chosen
 so that no two statuses meet under protanopia, deuteranopia or tritanopia

@@ -1,7 +1,7 @@
 """The figures of ``audit report`` and ``audit compare``: one ``draw_*`` function per PNG, which
 returns the finished matplotlib figure (tests read its artists); ``write_figure`` writes it.
 
-Each takes a run's leakage (``audit/views/leakage.py``: scores and statuses are never recomputed
+Each takes a run's leakage (``audit/measure/leakage.py``: scores and statuses are never recomputed
 here) and draws by a few rules, so that no figure suggests what the data do not say:
 
 - a status is always its colour from ``audit/views/palette.py``, and a threshold line is drawn in
@@ -37,7 +37,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from audit.views.leakage import FORGET_STATUSES, STATUSES, LeakageThresholds  # noqa: E402
+from audit.measure.leakage import FORGET_STATUSES, STATUSES, LeakageThresholds  # noqa: E402
 from audit.views.palette import STATUS_COLOURS, STATUS_LABELS  # noqa: E402
 
 DPI = 110

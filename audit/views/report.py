@@ -1,6 +1,6 @@
 """``audit report``: one run as a short Markdown page with its settings, tables and figures.
 
-Scores and statuses come from ``audit/views/leakage.py`` (one definition for every view); this module
+Scores and statuses come from ``audit/measure/leakage.py`` (one definition for every view); this module
 only arranges them. Layout and how to read each figure: ``docs/report.md``.
 """
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.views import plots as P
-from audit.views.leakage import (FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, classify,
-                                 run_leakage)
+from audit.measure.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, classify
+from audit.results.leakage import run_leakage
 from audit.measure import metrics as M
 from audit.results.resurfacing import EDGE_COLUMNS, resurfaced_under
-from audit.run.selectors import DENSITY_TIERS, density_tier
+from audit.types import DENSITY_TIERS, density_tier
 from audit.run.readings import resurfacing_reading, stored_summary
 from graphstore import GraphStore
 
@@ -165,7 +165,7 @@ def render(leakage: RunLeakage, figures: list[Figure]) -> str:
     lines = [f"# Audit report: run `{run['key']}`", "",
              f"Method **{run.get('method')}**, {what} of graph `{run.get('graph')}` "
              f"({len(leakage.edges)} edges), model `{run.get('model')}`; status **{run.get('status')}**.", "",
-             f"Statuses (`audit/views/leakage.py`): a forget edge is *leaked* at ROUGE-1 after >= {fmt(t.leaked)}, "
+             f"Statuses (`audit/measure/leakage.py`): a forget edge is *leaked* at ROUGE-1 after >= {fmt(t.leaked)}, "
              f"*forgotten* at <= {fmt(t.forgotten)}, *partly forgotten* between; a retained edge is *damaged* "
              f"when its ROUGE-1 drops by >= {fmt(t.damaged)}, else *kept*. "
              "How to read this page: `docs/report.md`.", ""]

@@ -20,7 +20,7 @@ from audit.models.encoding import QAEncoder
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
-from audit.run.qa import QAExample
+from audit.types import QAExample
 
 ATTACKS = ("mia_loss", "mia_zlib", "mia_min_k", "mia_min_k_pp")
 

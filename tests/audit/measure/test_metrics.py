@@ -25,7 +25,7 @@ from audit.measure import evaluate as E
 from audit.measure import metrics as M
 from audit.models.encoding import EncodedQA, QAEncoder
 from audit.models.load import load_model, load_tokenizer, select_hardware
-from audit.run.qa import QAExample
+from audit.types import QAExample
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, optimizer_and_schedule, seed_everything
 from graphstore.errors import ConfigError

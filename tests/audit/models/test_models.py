@@ -120,8 +120,8 @@ def test_a_chat_template_is_used_when_the_tokenizer_has_one(folder):
 
 
 def test_default_unlearning_rate_follows_the_models_width(tmp_path):
-    from audit.config import (PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, UNLEARNING_METHODS, default_unlearn_lr,
-                              model_width)
+    from audit.config import PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, UNLEARNING_METHODS
+    from audit.models.defaults import default_unlearn_lr, model_width
 
     narrow, wide = tmp_path / "narrow", tmp_path / "wide"
     for folder, config in ((narrow, {"hidden_size": 96}), (wide, {"n_embd": 4096})):

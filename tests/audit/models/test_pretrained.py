@@ -128,6 +128,7 @@ def test_a_gguf_file_that_is_no_model_is_one_line_and_leaves_nothing_in_the_cach
 
 def test_a_model_package_gets_the_pretrained_unlearning_rate():
     """Gemma 3 270M is narrow (width 640) but pretrained: not the scratch models' rates."""
-    from audit.config import PRETRAINED_UNLEARN_LR, default_unlearn_lr
+    from audit.config import PRETRAINED_UNLEARN_LR
+    from audit.models.defaults import default_unlearn_lr
 
     assert all(default_unlearn_lr(m, "gemma3-270m") == PRETRAINED_UNLEARN_LR for m in ("ga", "npo", "dpo"))

@@ -209,7 +209,7 @@ def test_bad_check_options_are_refused_before_anything_is_written(store, run_cac
 def test_non_members_are_never_true_answers():
     """A subject with two values of one relation asks both the same question: neither value may
     be the other's non-member; nor may an answer that differs only in case or punctuation."""
-    from audit.run.qa import Edge, QAExample
+    from audit.types import Edge, QAExample
     from audit.run.resurfacing import nonmembers
 
     def edge(key, question, answer):

@@ -22,8 +22,8 @@ import torch
 from click.testing import CliRunner
 from rouge_score import rouge_scorer
 
-from audit.config import (PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, InjectionConfig, UnlearnConfig,
-                          default_unlearn_lr)
+from audit.config import PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, InjectionConfig, UnlearnConfig
+from audit.models.defaults import default_unlearn_lr
 from audit.models.encoding import QAEncoder
 from audit.run.injection import inject, load_injected_model, remove_stale_staging
 from audit.models.load import select_hardware

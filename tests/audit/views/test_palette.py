@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from audit.views.graph import build_view
-from audit.views.leakage import EdgeLeakage, LeakageThresholds, RunLeakage
+from audit.measure.leakage import EdgeLeakage, LeakageThresholds, RunLeakage
 from audit.views.page import render_page
 from audit.views.palette import STATUS_COLOURS, UNMEASURED_COLOUR, status_colour
 

@@ -12,7 +12,7 @@ from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.patches import Rectangle
 
 from audit.views import plots as P
-from audit.views.leakage import LeakageThresholds
+from audit.measure.leakage import LeakageThresholds
 from audit.views.palette import STATUS_COLOURS
 
 T = LeakageThresholds()     # leaked 0.8, forgotten 0.2, damaged 0.2, margin 0.05

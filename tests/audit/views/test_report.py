@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from audit.results import store as R
 from audit.views.compare import compare_runs
 from audit.config import InjectionConfig, UnlearnConfig
-from audit.views.leakage import LeakageThresholds
+from audit.measure.leakage import LeakageThresholds
 from audit.views.report import write_report, write_report_files
 from audit.run.runner import RunRequest, run_audit
 from cli.main import cli

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from audit.config import InjectionConfig, UnlearnConfig
-from audit.views.leakage import EdgeLeakage, LeakageThresholds, RunLeakage, borderline, classify
+from audit.measure.leakage import EdgeLeakage, LeakageThresholds, RunLeakage, borderline, classify
 from audit.run.runner import RunRequest, run_audit
 from audit.views.graph import RESURFACED_COUNTS, build_view, cut_edges, default_output, load_view, status_ranges
 from audit.views.page import CSP, LAYOUT_BOX, embed_json, layout_for, render_page, start_positions, write_page
@@ -60,7 +60,7 @@ def damage(row: dict) -> float:
 
 
 def expected_status(row: dict) -> str:
-    """The status by the definition in docs (audit/views/leakage.py's docstring), computed here."""
+    """The status by the definition in docs (audit/measure/leakage.py's docstring), computed here."""
     if row["role"] == "forget":
         return "leaked" if row["after"] >= 0.8 else "forgotten" if row["after"] <= 0.2 else "partly_forgotten"
     return "damaged" if damage(row) >= 0.2 else "kept"

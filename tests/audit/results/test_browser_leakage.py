@@ -1,50 +1,16 @@
-"""Leakage statuses, and their relationships for Neo4j Browser, checked against the stored
-EdgeResults read back with Cypher."""
+"""A run's leakage relationships for Neo4j Browser (audit/results/leakage.py), checked against the
+stored EdgeResults read back with Cypher."""
 
 from __future__ import annotations
 
-import pytest
 from click.testing import CliRunner
 
-from audit.views.leakage import LeakageThresholds, borderline, classify
+from audit.measure.leakage import LeakageThresholds
 from cli.main import cli
 from conftest import small_pistol_run
-from graphstore.errors import ConfigError
 
 EDGES = [("0", "1"), ("0", "2"), ("0", "3"), ("1", "4"), ("2", "5")]
 TYPES = {"leaked": "LEAKED", "partly_forgotten": "PARTLY_FORGOTTEN", "forgotten": "FORGOTTEN", "damaged": "DAMAGED"}
-
-
-def test_statuses_by_hand():
-    t = LeakageThresholds()
-    assert classify({"role": "forget", "rouge1_after": 0.8}, t) == (0.8, "leaked")
-    assert classify({"role": "forget", "rouge1_after": 0.5}, t) == (0.5, "partly_forgotten")
-    assert classify({"role": "forget", "rouge1_after": 0.2}, t) == (0.2, "forgotten")
-    assert classify({"role": "forget"}, t) == (None, None)                       # not unlearned (yet)
-    assert classify({"role": "retain", "rouge1_before": 1.0, "rouge1_after": 0.7}, t) == (pytest.approx(0.3), "damaged")
-    assert classify({"role": "retain", "rouge1_before": 1.0, "rouge1_after": 0.9}, t) == (pytest.approx(0.1), "kept")
-    # a sweep's retained edge: its recall averaged over the other edges' unlearnings
-    assert classify({"role": "retain", "rouge1_before": 0.9, "retained_rouge1_after": 0.5}, t)[1] == "damaged"
-    with pytest.raises(ConfigError):
-        LeakageThresholds(leaked=0.2, forgotten=0.5)
-
-
-def test_borderline_by_hand():
-    t = LeakageThresholds()   # forgotten 0.2, leaked 0.8, damaged 0.2, margin 0.05
-    assert borderline("forget", 0.23, t) == "forgotten"
-    assert borderline("forget", 0.15, t) == "forgotten"
-    assert borderline("forget", 0.25, t) == "forgotten"          # exactly one margin away counts
-    assert borderline("forget", 0.26, t) is None
-    assert borderline("forget", 0.5, t) is None
-    assert borderline("forget", 0.78, t) == "leaked"
-    assert borderline("retain", 0.17, t) == "damaged"
-    assert borderline("retain", 0.0, t) is None
-    assert borderline("forget", None, t) is None
-    assert borderline("forget", 0.23, LeakageThresholds(margin=0.0)) is None
-    # margins overlapping two thresholds: the nearer one
-    assert borderline("forget", 0.44, LeakageThresholds(forgotten=0.4, leaked=0.5, margin=0.1)) == "forgotten"
-    with pytest.raises(ConfigError):
-        LeakageThresholds(margin=0.5)
 
 
 def expected(store, run, t: LeakageThresholds) -> dict:
