@@ -37,33 +37,75 @@ def _options(text: tuple[str, ...]) -> dict[str, str]:
 
 def _merged(ctx: click.Context, given: dict, layers: list[tuple[Path, dict]]) -> dict:
     """The command line's options over each file's (later files over earlier), over the defaults.
-    A file's value is checked by the option's own type, as if it had been typed. The ``NAME=VALUE``
-    options merge by name; a file's method settings are dropped when the command line names
-    another method (they are that method's)."""
+    A file's value must have the option's type (checked as if it had been typed, and no looser:
+    ``epochs = 10.5`` is refused, not cut to 10). The ``NAME=VALUE`` options merge by name, except:
+    a layer's method settings are dropped when the method that runs is another (they are that
+    method's), and a memorization ``preset`` given by a layer replaces the settings below it.
+    ``select`` and ``cypher`` choose the edges together: a layer that gives one drops the other
+    from the layers below."""
     here = {ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT}
     on_line = {name for name in given if ctx.get_parameter_source(name) in here}
     params = {p.name: p for p in ctx.command.params}
     options = {name: _options(v) if name in SETTING_OPTIONS else v for name, v in given.items()}
+    method = given["method"].lower() if "method" in on_line else next(
+        (str(v["method"]).lower() for _, v in reversed(layers) if "method" in v), given["method"].lower())
     settings = {name: {} for name in SETTING_OPTIONS}   # from the files, by name
     for path, values in layers:
-        file_method = str(values.get("method", given["method"])).lower()
-        other_method = "method" in on_line and file_method != given["method"].lower()
         for name, value in values.items():
             if name in SETTING_OPTIONS:
-                if not (name == "method_option" and other_method):
-                    settings[name].update(value)
+                if name == "method_option" and str(values.get("method", method)).lower() != method:
+                    continue   # another method's settings
+                if name == "memorization_option" and "preset" in value:
+                    settings[name] = {}
+                settings[name].update(value)
                 continue
+            if name in ("select", "cypher"):
+                other = "cypher" if name == "select" else "select"
+                if other not in on_line and other not in values:
+                    options[other] = None
             if name in on_line:
                 continue
-            if params[name].multiple and not isinstance(value, (list, tuple)):
-                value = [value]   # check = "relearn" as check = ["relearn"]
-            try:
-                options[name] = params[name].type_cast_value(ctx, value)
-            except click.BadParameter as e:
-                raise ConfigError(f"{path}: {name} = {json.dumps(value, default=str)[:60]}: {e.message}") from None
+            options[name] = _cast(ctx, params[name], path, name, value)
+    for name, other in (("select", "cypher"), ("cypher", "select")):
+        if name in on_line and other not in on_line:
+            options[other] = None
     for name in SETTING_OPTIONS:
-        options[name] = {**settings[name], **options[name]}
+        line = options[name]
+        options[name] = line if name == "memorization_option" and "preset" in line else {**settings[name], **line}
+    checks = [c.lower() for c in options["check"]]
+    if "none" in checks:
+        if len(checks) > 1:
+            raise click.BadParameter("none runs no check: give it alone", param_hint="--check")
+        options["check"], options["check_option"] = (), {}
     return options
+
+
+def _cast(ctx: click.Context, param: click.Parameter, path: Path, name: str, value):
+    """A file's value as the option takes it, refused unless its TOML type is the option's."""
+    def refuse(expected: str):
+        shown = json.dumps(value, default=str)
+        raise ConfigError(f"{path}: {name} = {shown if len(shown) <= 60 else shown[:57] + '...'}: expected {expected}")
+
+    kind = param.type
+    if param.multiple:
+        value = value if isinstance(value, list) else [value]   # check = "relearn" as check = ["relearn"]
+        if not all(isinstance(v, str) for v in value):
+            refuse("a list of texts")
+    elif isinstance(kind, click.types.BoolParamType):
+        if not isinstance(value, bool):
+            refuse("true or false")
+    elif isinstance(kind, click.types.IntParamType):
+        if not isinstance(value, int) or isinstance(value, bool):
+            refuse("a whole number")
+    elif isinstance(kind, click.types.FloatParamType):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            refuse("a number")
+    elif not isinstance(value, str):
+        refuse("a text")
+    try:
+        return param.type_cast_value(ctx, value)
+    except click.BadParameter as e:
+        raise ConfigError(f"{path}: {name} = {json.dumps(value, default=str)[:60]}: {e.message}") from None
 
 
 @click.command()
@@ -89,8 +131,8 @@ def _merged(ctx: click.Context, given: dict, layers: list[tuple[Path, dict]]) ->
               help="A Hugging Face causal LM folder or hub id, a .gguf file, a model package such as "
                    "gemma3-270m (audit models), or scratch[:tiny|small|base] for a model built here with a "
                    "tokenizer trained on the graph's QA text.")
-@click.option("--per-edge", is_flag=True, help="Unlearn each selected edge on its own (PISTOL protocol), "
-                                               "from the same injected model.")
+@click.option("--per-edge/--joint", default=False, help="Unlearn each selected edge on its own (PISTOL protocol), "
+                                                       "from the same injected model; --joint (the default): all together.")
 @click.option("--retain", default=D["retain"], show_default=True, metavar="all|neighbours|sample:N",
               help="Which other edges form the training retain set. Every other edge is measured regardless.")
 @click.option("--utility", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -115,16 +157,17 @@ def _merged(ctx: click.Context, given: dict, layers: list[tuple[Path, dict]]) ->
               help="Modules the adapters attach to: all-linear or names such as q_proj,v_proj.")
 @click.option("--seed", type=int, default=D["seed"], show_default=True,
               help="Seed of adapters, data order, pairing and random selectors.")
-@click.option("--gradient-checkpointing", is_flag=True, help="Save GPU memory at some speed.")
+@click.option("--gradient-checkpointing/--no-gradient-checkpointing", default=False, help="Save GPU memory at some speed.")
 @click.option("--inject-target", type=float, default=D["inject_target"], show_default=True,
               help="Injection stops when every edge's ROUGE-1 recall reaches this.")
 @click.option("--inject-max-epochs", type=int, default=D["inject_max_epochs"], show_default=True,
               help="Injection gives up after this many epochs.")
 @click.option("--inject-lr", type=float, default=None,
               help="Injection learning rate (default 3e-3 scratch, 2e-4 LoRA).")
-@click.option("--no-inject", is_flag=True,
+@click.option("--no-inject/--inject", "no_inject", default=False,
               help="Audit the model as it is, without knowledge injection: it already knows the facts "
-                   "(a pretrained model and Wikidata people, or a model you trained).")
+                   "(a pretrained model and Wikidata people, or a model you trained). --inject (the default) "
+                   "undoes it for a --rerun or --config that had it.")
 @click.option("--memorization-option", multiple=True, metavar="NAME=VALUE",
               help="Wikidata graphs: a setting of the memorization measure run before and after unlearning, "
                    "e.g. counterfactuals=20, or preset=wikimem (WikiMem's protocol; the other settings given "
@@ -147,11 +190,12 @@ def _merged(ctx: click.Context, given: dict, layers: list[tuple[Path, dict]]) ->
 @click.option("--inject-qa", type=click.Choice(INJECT_QA), default=D["inject_qa"], show_default=True,
               help="With --train-on passages|canaries, whether injection also trains on the QA pairs; auto: "
                    "yes for scratch models (they cannot answer questions about text they only read).")
-@click.option("--check", multiple=True, type=click.Choice((*RESURFACING_CHECKS, "all"), case_sensitive=False),
+@click.option("--check", multiple=True, type=click.Choice((*RESURFACING_CHECKS, "all", "none"), case_sensitive=False),
               help="After unlearning, check whether the forgotten facts come back, per edge (repeatable): quantize "
                    "(weights rounded to int8 and 4-bit), relearn (a few steps on the neighbours' QA pairs, and a "
                    "control), probes (paraphrased and 2-hop questions), mia (membership inference); all: every "
-                   "one. In a --per-edge sweep, after each edge's own unlearning, on that edge. See docs/robustness.md.")
+                   "one; none: no check (over a --rerun or --config that had some). In a --per-edge sweep, after each "
+                   "edge's own unlearning, on that edge. See docs/robustness.md.")
 @click.option("--check-option", multiple=True, metavar="NAME=VALUE",
               help="An option of the checks, e.g. quantize=nf4, relearn_steps=20, mia_k=0.1 (docs/robustness.md).")
 @click.option("--device", default=D["device"], show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
@@ -214,7 +258,7 @@ def run(ctx, config_file, rerun, fmt, settings, **given):
     with GraphStore.open(settings) as store:
         store.setup_schema()
         outcome = run_audit(store, request, report=say)
-    rows = summary_rows(outcome.summary)
+    rows = summary_rows({**outcome.summary, "model": request.model})
     if fmt == "json":
         click.echo(json.dumps(json_safe({"run": outcome.run, "status": outcome.status, "measures": rows,
                                          "reading": outcome.reading, "summary": outcome.summary}),

@@ -235,7 +235,8 @@ def summary_rows(summary: dict) -> list[dict]:
     Rows that cannot be read as they stand are left out or say why: the resurfacing counts when
     no forget edge was forgotten (out of 0, nothing could come back), the figures without the
     redundant forget facts when there is none (they would repeat the figures over all), and a
-    utility of 0 before and after, which is what a scratch model gives."""
+    utility of 0 before and after, which is what a scratch model gives (when ``summary`` names its
+    ``model``)."""
     summary = dict(summary)   # a Run node (audit.results.schema) or a summary dict
     rows = []
     for m in RUN_MEASURES:
@@ -249,7 +250,7 @@ def summary_rows(summary: dict) -> list[dict]:
         if m.name.endswith("_unique") and summary.get("forget_edges_redundant") == 0:
             continue   # no forget fact is redundant: the same figure as over all of them
         label = m.label + (f", of {total}" if total is not None else "")
-        if m.name == "utility_rouge1" and before == 0 and after == 0 and _maybe_scratch(summary.get("model")):
+        if m.name == "utility_rouge1" and before == 0 and after == 0 and _scratch(summary.get("model")):
             label = SCRATCH_UTILITY
         change = after - before if before is not None and after is not None else None
         better = (f"near {m.target:g}" if m.target is not None else "higher" if m.higher_is_better else "lower")
@@ -257,6 +258,6 @@ def summary_rows(summary: dict) -> list[dict]:
     return rows
 
 
-def _maybe_scratch(model: str | None) -> bool:
-    """Whether a run's model is a scratch model, or may be (a summary dict does not name it)."""
-    return model is None or str(model).startswith("scratch")
+def _scratch(model: str | None) -> bool:
+    """Whether a run's model is a scratch model (the summary must name it: ``model``)."""
+    return model is not None and str(model).startswith("scratch")

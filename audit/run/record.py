@@ -48,12 +48,14 @@ class RunRecord:
         self._logged: set[tuple[str, int]] | None = None   # (phase, epoch) in loss.jsonl, read once
         self._cut = False                                   # its last line was cut short (a kill)
 
-    def start(self, request: RunRequest, method_config: dict, environment: dict) -> None:
-        """Write ``config.toml`` (the resolved options) and ``environment.json``."""
+    def start(self, request: RunRequest, method_config: dict, environment: dict, notes: list[str] = ()) -> None:
+        """Write ``config.toml`` (the resolved options, with ``notes`` as comments) and
+        ``environment.json``. An option left to a default that depends on the model or method
+        (``lr``) is left out of the file, and a note says what it was."""
         self.folder.mkdir(parents=True, exist_ok=True)
         options = resolved_options(request, method_config)
         notes = [f"`audit run`'s options for run {request.run_id or '(unnamed)'}; audit run --config reads this file "
-                 "(docs/runs.md, section 8)"]
+                 "(docs/runs.md, section 8)", *notes]
         missing = unexpressed(request, options)
         if missing:
             notes.append("settings no option of audit run makes (not re-run by --config or --rerun): "

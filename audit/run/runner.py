@@ -88,7 +88,7 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
     request.injection.check(request.model)
     if not 1 <= request.eval_batch_size <= INT64_MAX:
         raise ConfigError(f"--eval-batch-size {request.eval_batch_size}: must be a positive whole number")
-    lr_source = "given"
+    lr_source, given_lr = "given", request.unlearn.lr
     if request.unlearn.lr is None:
         width = model_width(request.model)
         lr_source = f"the default for {method.name} on a model of width {width if width is not None else 'unknown'}"
@@ -157,7 +157,10 @@ def run_audit(store: GraphStore, request: RunRequest, report: Callable[[str], No
                          refusals, data, sweep_data, hardware, judge, report, record)
     with life.running():
         env = environment(store, hardware)
-        record.start(dataclasses.replace(request, run_id=run), as_dict(method.config), env)
+        # the rate as given: a re-run on another model or method takes that one's default again
+        record.start(dataclasses.replace(request, run_id=run, unlearn=dataclasses.replace(request.unlearn, lr=given_lr)),
+                     as_dict(method.config), env, [] if given_lr is not None else
+                     [f"lr: not given; this run used {request.unlearn.lr:g}, {lr_source}"])
         life.update(environment=env)   # the versions on the node too
         summary = _execute(context)
     life.finish(summary)

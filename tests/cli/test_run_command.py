@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
+from audit.config import SCRATCH_UNLEARN_LR
 from audit.run.options import RUN_OPTIONS
 from cli.main import cli
+from cli.run import _merged
 from cli.run import run as run_command
 from conftest import small_pistol_run
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol
+from graphstore.errors import ConfigError
 from graphstore.ingest import write_graph
 
 EDGES = [("0", "1"), ("0", "2"), ("1", "3")]
@@ -62,6 +66,19 @@ def test_a_stored_run_is_made_again_from_its_config_file_or_its_id(store, store_
     assert len(new) == 1 and digest(store, new[0]) == digest(store, run)
     assert store.read("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == 2
 
+    # a rate left to its default is not written as given: a re-run on another model or method
+    # takes that one's default; the file says which rate the run used
+    lines = [line for line in config.read_text(encoding="utf-8").splitlines()
+             if not line.startswith(("lr =", "run_id =", "epochs ="))]
+    default = tmp_path / "default-lr.toml"
+    default.write_text("\n".join([*lines, 'run_id = "again-default"', "epochs = 1"]) + "\n", encoding="utf-8")
+    made = invoke("run", "--config", str(default), *store_args)
+    assert made.exit_code == 0, made.output
+    written = (run_cache / "runs" / "again-default" / "config.toml").read_text(encoding="utf-8")
+    assert not any(line.startswith("lr =") for line in written.splitlines())
+    assert f"# lr: not given; this run used {SCRATCH_UNLEARN_LR['ga']:g}, the default for ga on a model of width 96" \
+        in written.splitlines()
+
 
 def test_a_run_without_a_config_file_to_rerun_says_what_to_do(store, store_args, tmp_path):
     from audit.results import store as R
@@ -85,7 +102,7 @@ def test_a_config_file_with_an_unknown_or_mistyped_option_is_refused(store, stor
     path.write_text('graph = "demo"\nepochs = "many"\n', encoding="utf-8")
     result = invoke("run", "--config", str(path), *store_args)
     assert result.exit_code == 1
-    assert result.output == f"Error: {path}: epochs = \"many\": 'many' is not a valid integer.\n"
+    assert result.output == f"Error: {path}: epochs = \"many\": expected a whole number\n"
     path.write_text('select = "top-degree:1"\n', encoding="utf-8")
     result = invoke("run", "--config", str(path), *store_args)
     assert result.exit_code == 2
@@ -117,3 +134,66 @@ def test_runs_as_json_is_one_object_at_full_precision(store, store_args):
     assert out["key"] == "precise" and out["forget_edges"] == ["g/0_1"] and out["status"] == "running"
     csv_rows = invoke("runs", "precise", "--format", "csv", *store_args).output.splitlines()
     assert "unlearn_seconds,0.123456789012345" in csv_rows
+
+
+# -- how the command line, --config files and a --rerun's stored options merge ---------------------
+def merged(layers: list[dict], *args: str) -> dict:
+    """``_merged`` for the command line ``args`` over ``layers`` (earliest first), as `audit run` calls it."""
+    ctx = run_command.make_context("run", list(args))
+    return _merged(ctx, {k: v for k, v in ctx.params.items() if k in RUN_OPTIONS}, [(f"layer{i}.toml", layer)
+                                                                                 for i, layer in enumerate(layers)])
+
+
+def test_method_settings_go_with_their_method_whichever_layer_names_it():
+    npo = {"graph": "g", "method": "npo", "method_option": {"beta": 0.1, "retain_weight": 0.0}}
+    assert merged([npo])["method_option"] == {"beta": 0.1, "retain_weight": 0.0}
+    assert merged([npo, {"method": "ga"}])["method"] == "ga"
+    assert merged([npo, {"method": "ga"}])["method_option"] == {}          # a later file names another method
+    assert merged([npo], "--method", "ga")["method_option"] == {}           # so does the command line
+    assert merged([npo, {"method_option": {"beta": 0.3}}])["method_option"] == {"beta": 0.3, "retain_weight": 0.0}
+    assert merged([npo], "--method-option", "beta=0.5")["method_option"] == {"beta": "0.5", "retain_weight": 0.0}
+
+
+def test_a_memorization_preset_replaces_the_settings_below_it():
+    stored = {"graph": "g", "memorization_option": {"counterfactuals": 50, "contexts": 4, "criterion": "mean"}}
+    assert merged([stored], "--memorization-option", "preset=wikimem")["memorization_option"] == {"preset": "wikimem"}
+    assert merged([stored, {"memorization_option": {"preset": "wikimem", "contexts": 1}}])["memorization_option"] == \
+        {"preset": "wikimem", "contexts": 1}
+    assert merged([stored], "--memorization-option", "contexts=2")["memorization_option"] == \
+        {"counterfactuals": 50, "contexts": "2", "criterion": "mean"}
+
+
+def test_select_and_cypher_replace_each_other():
+    cypher = "MATCH ()-[f:FACT]->() RETURN f.key AS key"
+    assert (lambda o: (o["select"], o["cypher"]))(merged([{"graph": "g", "select": "top-degree:2"}], "--cypher", cypher)) \
+        == (None, cypher)
+    assert (lambda o: (o["select"], o["cypher"]))(merged([{"graph": "g", "cypher": cypher}], "--select", "edges:0_1")) \
+        == ("edges:0_1", None)
+    assert (lambda o: (o["select"], o["cypher"]))(merged([{"graph": "g", "select": "top-degree:2"}, {"cypher": cypher}])) \
+        == (None, cypher)
+
+
+def test_flags_and_checks_can_be_turned_off_over_a_stored_run():
+    stored = {"graph": "g", "per_edge": True, "no_inject": True, "gradient_checkpointing": True,
+              "check": ["relearn"], "check_option": {"relearn_steps": 20}}
+    assert (lambda o: (o["per_edge"], o["no_inject"], o["gradient_checkpointing"]))(merged([stored])) == (True, True, True)
+    off = merged([stored], "--joint", "--inject", "--no-gradient-checkpointing", "--check", "none")
+    assert (off["per_edge"], off["no_inject"], off["gradient_checkpointing"], off["check"], off["check_option"]) == \
+        (False, False, False, (), {})
+
+
+@pytest.mark.parametrize("name, value, expected", [
+    ("epochs", 10.5, "a whole number"), ("epochs", True, "a whole number"), ("seed", "3", "a whole number"),
+    ("lr", True, "a number"), ("per_edge", 1, "true or false"), ("no_inject", "yes", "true or false"),
+    ("lora_targets", ["q_proj", "v_proj"], "a text"), ("check", [1, 2], "a list of texts"),
+])
+def test_a_config_value_of_the_wrong_type_is_refused_not_coerced(name, value, expected):
+    with pytest.raises(ConfigError) as refused:
+        merged([{"graph": "g", name: value}])
+    assert str(refused.value).startswith(f"layer0.toml: {name} = ") and str(refused.value).endswith(f"expected {expected}")
+
+
+def test_a_config_value_of_the_right_type_is_taken():
+    o = merged([{"graph": "g", "epochs": 3, "lr": 1, "per_edge": True, "lora_targets": "q_proj,v_proj", "check": "relearn"}])
+    assert (o["epochs"], o["lr"], o["per_edge"], o["lora_targets"], o["check"]) == (3, 1.0, True, "q_proj,v_proj",
+                                                                                    ("relearn",))
