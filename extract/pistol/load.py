@@ -200,11 +200,11 @@ def _group_edges(path: Path, records: list) -> "OrderedDict[str, _Edge]":
     for i, record in enumerate(records):
         if not isinstance(record, dict):
             raise InputDataError(path, f"expected an object with question, answer, edge; found {type(record).__name__}", i)
-        for field in ("question", "answer", "edge"):
-            if field not in record:
-                raise InputDataError(path, f"no '{field}' field (a PISTOL record has question, answer, edge)", i)
-            if not isinstance(record[field], str) or not record[field].strip():
-                raise InputDataError(path, f"'{field}' must be a non-empty string, found {record[field]!r}", i)
+        for name in ("question", "answer", "edge"):
+            if name not in record:
+                raise InputDataError(path, f"no '{name}' field (a PISTOL record has question, answer, edge)", i)
+            if not isinstance(record[name], str) or not record[name].strip():
+                raise InputDataError(path, f"'{name}' must be a non-empty string, found {record[name]!r}", i)
         label = record["edge"]
         if label not in edges:
             parts = label.split("_")

@@ -1,0 +1,16 @@
+"""The packages pass ruff (pyproject.toml's [tool.ruff]: pyflakes' rules and syntax errors):
+an unused import, an undefined name or a shadowed import fails the suite, not a later reader."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_packages_pass_ruff():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise",
+                             "graphstore", "extract", "audit", "cli"], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
