@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from audit.measure.measures import Measure, summary_measures
 from audit.registry import Registry
 
 if TYPE_CHECKING:  # the per-QA functions take tensors, but this module must import without
@@ -168,58 +169,22 @@ def semantic_match(judge, pairs: list[tuple[str, str]]) -> list[float]:
 QA_MEASURES = tuple(m.name for m in METRICS.values() if m.input in ("answer", "ranks", "logprobs"))
 
 
+# The per-edge means of the per-QA measures, declared from the registry (the other stored measures
+# are declared in audit.measure.measures).
+QA_MEANS = tuple(Measure(m.name, "edge", "float", f"mean {m.name} over the edge's QA pairs (docs/metrics.md)",
+                         phased=True, knowledge=m.knowledge)
+                 for m in METRICS.values() if m.name in QA_MEASURES)
+
+
 def mean(values) -> float | None:
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
 
 
 # -- a run's summary, as printed ------------------------------------------------------------------
-@dataclass(frozen=True)
-class RunMeasure:
-    """A measure of a run's summary: the Run properties ``<name>_before`` / ``<name>_after``
-    (a per-edge sweep stores some only after, or without a suffix), what it is, and which
-    way is good."""
-    name: str
-    label: str
-    higher_is_better: bool
-    count_of: str | None = None     # the summary key holding the total this measure counts out of
-    target: float | None = None     # the value that is best, when it is neither end (a membership AUC: 0.5)
-
-
-RUN_MEASURES = (
-    RunMeasure("forget_rouge1", "forget ROUGE-1 (mean over the forget edges' QA pairs)", False),
-    RunMeasure("retain_rouge1", "retained ROUGE-1 (mean over the other edges' QA pairs)", True),
-    RunMeasure("deviation_score", "deviation score, 100*sqrt(forget^2 + (1 - retained)^2) (PISTOL)", False),
-    RunMeasure("forget_memorized", "forget QA answers memorized (ROUGE-1 = 1 or judged equivalent)", False,
-               "forget_qa_pairs"),
-    RunMeasure("forget_facts_memorized", "forget facts memorized (canary measure, WikiMem)", False, "forget_facts"),
-    RunMeasure("subject_retain_facts_memorized", "the subjects' other facts memorized (canary measure)", True,
-               "subject_retain_facts"),
-    RunMeasure("utility_rouge1", "utility ROUGE-1 (general QA outside the graph)", True),
-    # text graphs: without the forget facts the retain corpus also states (HANKER's inflation)
-    RunMeasure("forget_rouge1_unique", "forget ROUGE-1 without the facts the retain corpus states (HANKER)", False),
-    RunMeasure("forget_memorized_unique", "forget QA answers memorized, without those facts", False),
-    RunMeasure("forget_semantic_rate", "share of forget QA answers judged equivalent", False),
-    RunMeasure("forget_semantic_rate_unique", "the same without the facts the retain corpus states", False),
-    # resurfacing checks (docs/robustness.md): the forget edges again, under pressure
-    RunMeasure("forget_rouge1_int8", "forget ROUGE-1, weights rounded to int8", False),
-    RunMeasure("forget_rouge1_nf4", "forget ROUGE-1, weights rounded to 4-bit NF4", False),
-    RunMeasure("relearn_rouge1", "forget ROUGE-1 after relearning on each edge's graph neighbours", False),
-    RunMeasure("relearn_control_rouge1", "forget ROUGE-1 after the control relearning (as many unrelated QA pairs)",
-               False),
-    RunMeasure("relearn_gain", "neighbours minus control, forget ROUGE-1 (> 0: the graph's relations bring facts back)",
-               False),
-    RunMeasure("forget_paraphrase_rouge1", "forget ROUGE-1 on paraphrased questions", False),
-    RunMeasure("forget_two_hop_rouge1", "forget ROUGE-1 on 2-hop questions", False),
-    *[RunMeasure(f"resurfaced_{check}", f"forgotten forget edges back {label}", False, "forget_edges_forgotten")
-      for check, label in (("int8", "under int8 rounding"), ("nf4", "under NF4 rounding"),
-                           ("relearn", "after relearning on their neighbours"),
-                           ("relearn_control", "after the control relearning"), ("paraphrase", "on paraphrases"),
-                           ("two_hop", "on 2-hop questions"))],
-    *[RunMeasure(f"{attack}_auc_forget", f"membership AUC of the forget QA pairs, {label} (0.5: like non-members; "
-                 "below: pushed past them)", False, target=0.5) for attack, label in (("mia_loss", "LOSS"), ("mia_zlib", "zlib"), ("mia_min_k", "Min-K%"),
-                                              ("mia_min_k_pp", "Min-K%++"))],
-)
+# The Run measures (audit.measure.measures) with a label, in the order the summary prints them: each
+# says what it is, which way is good and, for a count, the summary value it counts out of.
+RUN_MEASURES = summary_measures()
 
 
 # A scratch model is trained only on the graph: it answers no general question, before or after.
@@ -253,8 +218,7 @@ def summary_rows(summary: dict) -> list[dict]:
         if m.name == "utility_rouge1" and before == 0 and after == 0 and _scratch(summary.get("model")):
             label = SCRATCH_UTILITY
         change = after - before if before is not None and after is not None else None
-        better = (f"near {m.target:g}" if m.target is not None else "higher" if m.higher_is_better else "lower")
-        rows.append({"measure": label, "before": before, "after": after, "change": change, "better": better})
+        rows.append({"measure": label, "before": before, "after": after, "change": change, "better": m.better})
     return rows
 
 

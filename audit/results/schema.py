@@ -1,11 +1,16 @@
 """The typed schema of the result nodes: every property a run writes, declared once.
 
 One dataclass per node label: ``Run``, ``EdgeResult``, ``FactResult`` and ``Experiment``. Writers
-(``audit.results.store``) refuse a property that is not declared here, readers get instances of
-these classes, and the CLI columns, the views and ``docs/schema.md``'s result tables take their
-names from them (``tests/audit/results/test_schema.py`` checks the docs match).
+(``audit.results.store``) refuse a property that is not declared here or a value not of its
+declared type, readers get instances of these classes, and the CLI columns, the views and
+``docs/schema.md``'s result tables take their names from them (``tests/audit/results/test_schema.py``
+checks the docs match).
 
-A measure taken before and after unlearning is declared once with ``phased=True`` and becomes two
+The measures' properties come from their declarations (``audit.measure.measures``, and the per-QA
+means from the metric registry, ``audit.measure.metrics.QA_MEANS``), which say their level, type,
+direction and meaning once; the properties that are not measures (a run's identity, settings and
+training figures, an experiment's) are declared here as ``(name, type, doc, phased)``. A measure
+taken before and after unlearning is declared once with ``phased=True`` and becomes two
 properties, ``<name>_before`` and ``<name>_after`` (``phase_name``). Every property is optional:
 a run writes each phase as soon as it has it, so a node read half-way holds only some of them.
 
@@ -18,41 +23,71 @@ this version does not declare (written by another version) are kept in ``extra``
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from audit.results.resurfacing import EDGE_RESURFACING, RUN_RESURFACING
+from audit.measure.measures import (EDGE_MEASURES, EDGE_RESURFACING, EDGE_SWEEP, FACT_CHANGE, FACT_MEASURES,
+                                    PHASES, RUN_MEMORIZATION, RUN_RESURFACING, RUN_SUMMARY, Measure, phase_name)
+from audit.measure.metrics import QA_MEANS
 
-PHASES = ("before", "after")
+__all__ = ["PHASES", "phase_name", "Prop", "ResultNode", "Run", "EdgeResult", "FactResult", "Experiment", "NODES",
+           "markdown", "markdown_table"]
 
-# The per-QA measures of a run's evaluation, stored as each edge's mean (audit.measure.metrics
-# registers them; tests/audit/results/test_schema.py checks the two lists agree).
-QA_MEASURES = ("rouge1", "mrr", "top100", "exact_memorization", "extraction_strength", "answer_probability")
+# What a value of each declared type may be, before it is stored (``storable`` turns a JSON
+# value into text). A flag is not a number, though Python's bool is an int; an int is a float's
+# value (PEP 484's numeric tower), not the other way round.
+_SCALARS: dict[str, type] = {"int": numbers.Integral, "float": numbers.Real, "str": str, "bool": bool}
+_JSON = (dict, list, tuple, str, numbers.Real)
+# The annotations of the result classes' fields (every one optional: a node read half-way lacks some).
+_ANNOTATIONS: dict[str, Any] = {"int": int | None, "float": float | None, "str": str | None, "bool": bool | None,
+                                "json": Any, "list[str]": list[str] | None, "list[float]": list[float] | None}
+
+
+def _is(value: Any, type_: str) -> bool:
+    if type_ != "bool" and isinstance(value, bool):
+        return False
+    return isinstance(value, _SCALARS[type_])
 
 
 @dataclass(frozen=True)
 class Prop:
-    """One declared property: its name, type, meaning, and the group it belongs to."""
+    """One declared property: its name, type, meaning, and the group it belongs to (with the
+    measure it stores, for a measure's property)."""
     name: str
     type: str
     doc: str
     group: str
+    measure: Measure | None = None
+
+    def admits(self, value: Any) -> bool:
+        """Whether ``value`` is of the declared type (None, which removes a property, always is)."""
+        if value is None:
+            return True
+        if self.type == "json":
+            return isinstance(value, _JSON)
+        if self.type.startswith("list["):
+            return isinstance(value, (list, tuple)) and all(_is(v, self.type[5:-1]) for v in value)
+        return _is(value, self.type)
 
 
-def phase_name(name: str, phase: str) -> str:
-    """``rouge1``, ``after`` -> ``rouge1_after``."""
-    assert phase in PHASES, phase
-    return f"{name}_{phase}"
+Entry = tuple[str, str, str, bool] | Measure
 
 
-def _declare(label: str, groups: dict[str, list[tuple[str, str, str, bool]]]) -> tuple[Prop, ...]:
-    """Expand a node's declaration: ``(name, type, doc, phased)`` per property, by group."""
+def _declare(label: str, level: str | None, groups: dict[str, list[Entry] | tuple[Entry, ...]]) -> tuple[Prop, ...]:
+    """Expand a node's declaration, by group: a measure (``audit.measure.measures``) of the node's
+    level, or ``(name, type, doc, phased)`` for a property that is not a measure."""
     props = []
     for group, entries in groups.items():
-        for name, type_, doc, phased in entries:
-            names = [phase_name(name, p) for p in PHASES] if phased else [name]
-            props += [Prop(n, type_, doc, group) for n in names]
+        for entry in entries:
+            if isinstance(entry, Measure):
+                assert entry.level == level, f"{label}: {entry.name} is a {entry.level} measure"
+                props += [Prop(n, entry.type, entry.meaning, group, entry) for n in entry.names]
+            else:
+                name, type_, doc, phased = entry
+                names = [phase_name(name, p) for p in PHASES] if phased else [name]
+                props += [Prop(n, type_, doc, group) for n in names]
     seen = [p.name for p in props]
     duplicate = {n for n in seen if seen.count(n) > 1}
     assert not duplicate, f"{label}: declared twice: {duplicate}"
@@ -121,7 +156,7 @@ class ResultNode(Mapping):
 
 
 def _result_class(label: str, props: tuple[Prop, ...], doc: str) -> type[ResultNode]:
-    fields = [(p.name, Any, field(default=None)) for p in props]
+    fields = [(p.name, _ANNOTATIONS[p.type], field(default=None)) for p in props]
     fields.append(("extra", dict, field(default_factory=dict, repr=False, compare=False)))
     namespace = {"LABEL": label, "PROPS": props, "DECLARED": {p.name: p for p in props}, "__doc__": doc,
                  "__hash__": None}
@@ -131,7 +166,7 @@ def _result_class(label: str, props: tuple[Prop, ...], doc: str) -> type[ResultN
 
 
 # -- (:Run) ---------------------------------------------------------------------------------------
-RUN_PROPS = _declare("Run", {
+RUN_PROPS = _declare("Run", "run", {
     "identity": [
         ("key", "str", "the run id (`--run-id`, or `<graph>-<method>-<UTC time>`)", False),
         ("kind", "str", "`memorization` for `audit memorization`; absent for `audit run`", False),
@@ -207,57 +242,13 @@ RUN_PROPS = _declare("Run", {
         ("unlearn_forget_pairs_per_second", "float", "forget QA pairs per second", False),
         ("final_loss", "float", "the last step's loss", False),
     ],
-    "summary": [
-        ("forget_rouge1", "float", "mean ROUGE-1 over the forget edges' QA pairs", True),
-        ("retain_rouge1", "float", "mean ROUGE-1 over the other edges' QA pairs", True),
-        ("deviation_score", "float", "PISTOL's DS of the forget and retained means (lower is better)", True),
-        ("forget_memorized", "int", "forget QA answers memorized (ROUGE-1 = 1 or judged equivalent)", True),
-        ("utility_rouge1", "float", "mean ROUGE-1 on the utility QA file", True),
-        ("forget_facts_memorized", "int", "forget facts memorized (canary measure)", True),
-        ("subject_retain_facts_memorized", "int", "the subjects' other facts memorized (canary measure)", True),
-        ("deviation_score", "float", "the run's score: joint, DS after; per-edge, the mean of the edges' DS", False),
-        ("forget_qa_pairs", "int", "QA pairs of the forget edges", False),
-        ("forget_edges_redundant", "int", "text graphs: forget edges the retain corpus also states (HANKER)", False),
-        ("forget_rouge1_unique", "float", "text graphs: forget_rouge1 over the forget edges the retain corpus does not state", True),
-        ("forget_memorized_unique", "int", "text graphs: forget_memorized over those edges", True),
-        ("forget_semantic_rate", "float", "forget QA answers the equivalence judge finds equivalent, as a share", True),
-        ("forget_semantic_rate_unique", "float", "text graphs: the same over the forget edges the retain corpus does not state", True),
-        # HANKER's relative figures (arXiv:2502.18810, Sec. 4.4; LLaMA2-7B, MUSE News), its ranges over unlearning methods
-        ("forget_rouge1_inflation", "float", "text graphs: (forget_rouge1 - forget_rouge1_unique) / forget_rouge1_unique, "
-                                             "HANKER's relative inflation (+19.7 % to +26.1 %)", True),
-        ("forget_semantic_rate_inflation", "float", "text graphs: the same for forget_semantic_rate (HANKER's "
-                                                    "entailment: +32.4 % to +35.2 %)", True),
-        ("forget_memorized_rouge1", "int", "text graphs: forget QA answers with ROUGE-1 recall 1 (HANKER's ROUGE criterion)", True),
-        ("forget_memorized_rouge1_unique", "int", "text graphs: the same over the forget edges the retain corpus does not state", True),
-        ("forget_memorized_rouge1_drop", "float", "text graphs: (forget_memorized_rouge1 - forget_memorized_rouge1_unique) / "
-                                                  "forget_memorized_rouge1 (HANKER: 71.3 % to 73.3 %)", True),
-        ("forget_memorized_semantic", "int", "text graphs: forget QA answers the equivalence judge finds equivalent "
-                                             "(HANKER's entailment criterion)", True),
-        ("forget_memorized_semantic_unique", "int", "text graphs: the same over the forget edges the retain corpus "
-                                                    "does not state", True),
-        ("forget_memorized_semantic_drop", "float", "text graphs: (forget_memorized_semantic - forget_memorized_semantic_unique) "
-                                                    "/ forget_memorized_semantic (HANKER: 58.3 % to 59.2 %)", True),
-        ("forget_qa_pairs_redundant_share", "float", "text graphs: share of the forget QA pairs asked of the redundant edges, "
-                                                     "to read beside the drops (HANKER: 44.9 %)", False),
-        ("swept_edges", "int", "per-edge run: forget edges unlearned so far", False),
-        ("forget_facts", "int", "forget facts measured by the canary measure", False),
-        ("subject_retain_facts", "int", "the subjects' other facts measured", False),
-    ],
+    "summary": RUN_SUMMARY,
     "resurfacing": RUN_RESURFACING,   # docs/robustness.md
-    "memorization": [
-        ("facts", "int", "memorization run: facts measured", False),
-        ("facts_measured", "int", "facts with a counterfactual to rank against", False),
-        ("facts_memorized", "int", "facts whose ground truth ranks first", False),
-        ("memorization_rate", "float", "facts_memorized / facts_measured", False),
-        ("mean_strength", "float", "mean strength z* of the measured facts", False),
-        ("sentences_scored", "int", "canary sentences scored", False),
-        ("score_seconds", "float", "seconds spent scoring them", False),
-        ("sentences_per_second", "float", "scoring throughput", False),
-    ],
+    "memorization": RUN_MEMORIZATION,
 })
 
 # -- (:EdgeResult) --------------------------------------------------------------------------------
-EDGE_RESULT_PROPS = _declare("EdgeResult", {
+EDGE_RESULT_PROPS = _declare("EdgeResult", "edge", {
     "identity": [
         ("key", "str", "`<run>/<edge key>`", False),
         ("run", "str", "the run's key", False),
@@ -272,46 +263,13 @@ EDGE_RESULT_PROPS = _declare("EdgeResult", {
         ("component_density", "float", "that component's density", False),
         ("redundant", "bool", "text graphs: the retain corpus states the same fact (HANKER's E_conf)", False),
     ],
-    "measures": [
-        *[(name, "float", f"mean {name} over the edge's QA pairs (docs/metrics.md)", True) for name in QA_MEASURES],
-        ("answers", "list[str]", "the greedy answers, in QA order", True),
-        ("rouge1_qa", "list[float]", "ROUGE-1 recall per QA pair, in QA order", True),
-        ("memorized_rouge1", "int", "memorization cases: answers with ROUGE-1 recall 1", True),
-        ("memorized_semantic", "int", "memorization cases: answers the equivalence judge finds equivalent", True),
-        ("memorized", "int", "memorization cases: either of the two (HANKER)", True),
-    ],
-    "sweep": [
-        ("retain_rouge1_after", "float", "per-edge run: mean ROUGE-1 of every other edge after this edge's unlearning", False),
-        ("neighbour_rouge1_after", "float", "per-edge run: the same over the edges sharing an entity with it", False),
-        ("deviation_score", "float", "per-edge run: DS of this edge's unlearning", False),
-        ("retain_edges_after", "list[str]", "per-edge run: the other edges, aligned with retain_rouge1_by_edge", False),
-        ("retain_rouge1_by_edge", "list[float]", "per-edge run: each other edge's ROUGE-1 after this unlearning", False),
-        ("utility_rouge1_after", "float", "per-edge run: utility ROUGE-1 after this unlearning", False),
-        ("unlearn_seconds", "float", "per-edge run: wall time of this unlearning", False),
-        ("unlearn_tokens", "int", "per-edge run: tokens it trained on", False),
-        ("retained_rouge1_after", "float", "per-edge run: this edge's ROUGE-1 averaged over the unlearnings of the other edges", False),
-        ("retained_in_unlearnings", "int", "per-edge run: how many unlearnings that average is over", False),
-    ],
+    "measures": [*QA_MEANS, *EDGE_MEASURES],
+    "sweep": EDGE_SWEEP,
     "resurfacing": EDGE_RESURFACING,   # docs/robustness.md
 })
 
 # -- (:FactResult) --------------------------------------------------------------------------------
-FACT_MEASURES = ("counterfactuals", "templates", "measured", "memorized", "rank", "strength", "margin",
-                 "strict_rate", "lenient_rate", "top_value", "equal_values")
-_FACT_DOCS = {
-    "counterfactuals": ("int", "counterfactual values ranked against the ground truths"),
-    "templates": ("int", "canary templates scored"),
-    "measured": ("bool", "False when no counterfactual exists: nothing to rank against"),
-    "memorized": ("bool", "a ground truth (or a value counted equal to one) ranks first"),
-    "rank": ("int", "rank of the best ground truth by mean score (1 = first)"),
-    "strength": ("float", "z*: the best ground truth's margin, standardised"),
-    "margin": ("float", "Delta*: the best ground truth's margin over the best counterfactual"),
-    "strict_rate": ("float", "share of templates where a ground truth ranks first"),
-    "lenient_rate": ("float", "1.0 when any template ranks one first, else 0.0"),
-    "top_value": ("str", "the value ranked first"),
-    "equal_values": ("list[str]", "counterfactuals counted equal to a ground truth"),
-}
-FACT_RESULT_PROPS = _declare("FactResult", {
+FACT_RESULT_PROPS = _declare("FactResult", "fact", {
     "identity": [
         ("key", "str", "`<run>/<Q-id>/<P-id>`", False),
         ("run", "str", "the run's key", False),
@@ -326,16 +284,13 @@ FACT_RESULT_PROPS = _declare("FactResult", {
         ("role", "str", "unlearning run: `forget` or `retain`", False),
     ],
     # `audit memorization` writes the measures as they are; `audit run` with a phase suffix
-    "measure": [(name, type_, doc, False) for name, (type_, doc) in _FACT_DOCS.items()],
-    "phased": [(name, type_, doc, True) for name, (type_, doc) in _FACT_DOCS.items()],
-    "change": [
-        ("strength_change", "float", "strength after - before", False),
-        ("forgotten", "bool", "memorized before, not after", False),
-    ],
+    "measure": FACT_MEASURES,
+    "phased": [dataclasses.replace(m, phased=True) for m in FACT_MEASURES],
+    "change": FACT_CHANGE,
 })
 
 # -- (:Experiment) --------------------------------------------------------------------------------
-EXPERIMENT_PROPS = _declare("Experiment", {
+EXPERIMENT_PROPS = _declare("Experiment", None, {
     "identity": [
         ("key", "str", "the experiment's name (`name` in its file, or the file name)", False),
         ("file", "str", "the experiment file's absolute path", False),
@@ -367,10 +322,12 @@ NODES: tuple[type[ResultNode], ...] = (Run, EdgeResult, FactResult, Experiment)
 
 
 def markdown_table(node: type[ResultNode]) -> str:
-    """The node's properties as a Markdown table, grouped as declared."""
-    lines = ["| property | type | group | meaning |", "| --- | --- | --- | --- |"]
+    """The node's properties as a Markdown table, grouped as declared, with the direction that is
+    better for a measure that has one."""
+    lines = ["| property | type | group | better | meaning |", "| --- | --- | --- | --- | --- |"]
     for p in node.PROPS:
-        lines.append(f"| `{p.name}` | {p.type} | {p.group} | {p.doc} |")
+        better = (p.measure.better if p.measure else None) or ""
+        lines.append(f"| `{p.name}` | {p.type} | {p.group} | {better} | {p.doc} |")
     return "\n".join(lines)
 
 

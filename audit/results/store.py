@@ -5,7 +5,8 @@ and written.
 holds one edge's measures for that run, linked ``(:Run)-[:HAS_RESULT]->(:EdgeResult)``. Results
 are merged by key, so re-running a run never duplicates one, and each phase (before, after)
 only adds its own properties: what is written is never lost. Every property written is checked
-against the typed schema (``audit/results/schema.py``), and reads return its dataclasses.
+against the typed schema (``audit/results/schema.py``), its name and its value's type, before
+anything is written (``checked``); reads return the schema's dataclasses.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Mapping
 from datetime import datetime, timezone
 
 from graphstore import GraphStore
@@ -96,9 +98,8 @@ def start_run(store: GraphStore, run: str, props: dict) -> Run | None:
     """
     existing = get_run(store, run)
     if existing is None:
-        Run.check(props)
-        props = {k: storable(v) for k, v in props.items()}
-        store.write(Q.RUN_CREATE, run=run, props={**props, "status": RUNNING, "started_at": now()})
+        props = checked(Run, run, {**props, "status": RUNNING, "started_at": now()})
+        store.write(Q.RUN_CREATE, run=run, props=props)
         return None
     if existing.get("settings_sha256") != props["settings_sha256"]:
         raise ConfigError(f"run {run!r} already exists with other settings (graph, selection, method, model "
@@ -109,15 +110,13 @@ def start_run(store: GraphStore, run: str, props: dict) -> Run | None:
 
 
 def update_run(store: GraphStore, run: str, **props) -> None:
-    Run.check(props)
-    store.write(Q.RUN_UPDATE, run=run, props={k: storable(v) for k, v in props.items()})
+    store.write(Q.RUN_UPDATE, run=run, props=checked(Run, run, props))
 
 
 def write_results(store: GraphStore, run: str, rows: list[dict]) -> None:
-    """Merge ``rows`` (``{edge, ...props}``) as the run's EdgeResults, in one transaction."""
-    for r in rows:
-        EdgeResult.check(r)
-    payload = [{"key": result_key(run, r["edge"]), "props": {"run": run, **{k: storable(v) for k, v in r.items()}}}
+    """Merge ``rows`` (``{edge, ...props}``) as the run's EdgeResults, in one transaction (every
+    row checked before any is written)."""
+    payload = [{"key": (key := result_key(run, r["edge"])), "props": checked(EdgeResult, key, {"run": run, **r})}
                for r in rows]
     with store.transaction() as tx:
         tx.write_rows(Q.RESULTS_MERGE, payload, run=run)
@@ -133,11 +132,9 @@ def fact_result_key(run: str, subject: str, property: str) -> str:
 
 def write_fact_results(store: GraphStore, run: str, rows: list[dict]) -> None:
     """Merge ``rows`` (``{subject, property, subject_key, ...props}``) as the run's FactResults,
-    each linked to its subject entity, in one transaction."""
-    for r in rows:
-        FactResult.check(r)
-    payload = [{"key": fact_result_key(run, r["subject"], r["property"]), "subject_key": r["subject_key"],
-                "props": {"run": run, **{k: storable(v) for k, v in r.items()}}} for r in rows]
+    each linked to its subject entity, in one transaction (every row checked before any is written)."""
+    payload = [{"key": (key := fact_result_key(run, r["subject"], r["property"])), "subject_key": r["subject_key"],
+                "props": checked(FactResult, key, {"run": run, **r})} for r in rows]
     with store.transaction() as tx:
         tx.write_rows(Q.FACT_RESULTS_MERGE, payload, run=run)
 
@@ -173,6 +170,25 @@ def plain(node: ResultNode) -> dict:
     return dict(sorted(out.items()))
 
 
+def checked(node: type[ResultNode], key: str, props: Mapping) -> dict:
+    """``props`` of the node ``key`` as they are stored, once checked against the schema: every
+    result property is written through here.
+
+    Raises:
+        KeyError: a name the schema does not declare for the node.
+        ConfigError: a value not of its declared type (None, which removes a property, always is);
+            the message names the node, the property and the type.
+    """
+    node.check(props)
+    for name, value in props.items():
+        prop = node.DECLARED[name]
+        if not prop.admits(value):
+            shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+            raise ConfigError(f"{node.LABEL} {key!r}: property {name!r} is declared {prop.type}, got "
+                              f"{type(value).__name__} {shown} (audit/results/schema.py)")
+    return {k: storable(v) for k, v in props.items()}
+
+
 def storable(value):
     """Property values Neo4j accepts: scalars and homogeneous lists; anything else as JSON text."""
     if isinstance(value, dict):
@@ -191,8 +207,7 @@ def get_experiment(store: GraphStore, name: str) -> Experiment | None:
 
 def update_experiment(store: GraphStore, name: str, **props) -> None:
     """Create or update the Experiment node (properties checked against the schema)."""
-    Experiment.check(props)
-    store.write(Q.EXPERIMENT_MERGE, experiment=name, props={k: storable(v) for k, v in props.items()})
+    store.write(Q.EXPERIMENT_MERGE, experiment=name, props=checked(Experiment, name, props))
 
 
 def experiment_runs(store: GraphStore, name: str) -> list[dict]:

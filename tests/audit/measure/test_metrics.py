@@ -23,11 +23,13 @@ from rouge_score import rouge_scorer
 
 from audit.measure import evaluate as E
 from audit.measure import metrics as M
+from audit.measure.measures import summary_markdown
 from audit.models.encoding import EncodedQA, QAEncoder
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.types import QAExample
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, optimizer_and_schedule, seed_everything
+from conftest import REPO
 from graphstore.errors import ConfigError
 
 ABS = 1e-4
@@ -266,6 +268,32 @@ def test_registry_says_what_each_measure_means():
 
 
 # ------------------------------------------------------------------------------ a run's summary rows
+
+def test_summary_rows_print_in_order_with_their_direction():
+    """One row per measure present, whatever the summary's order: the run's own measures, the
+    checks' figures, their counts of forget edges back, the membership AUCs."""
+    summary = {"mia_loss_auc_forget_after": 0.4, "resurfaced_int8": 1, "forget_edges_forgotten": 3,
+               "forget_rouge1_nf4": 0.2, "utility_rouge1_after": 0.5, "forget_memorized_after": 2,
+               "forget_qa_pairs": 9, "deviation_score": 40.0, "retain_rouge1_before": 0.9, "retain_rouge1_after": 0.8}
+    rows = M.summary_rows(summary)
+    assert [(r["measure"], r["better"]) for r in rows] == [
+        ("retained ROUGE-1 (mean over the other edges' QA pairs)", "higher"),
+        ("deviation score, 100*sqrt(forget^2 + (1 - retained)^2) (PISTOL)", "lower"),
+        ("forget QA answers memorized (ROUGE-1 = 1 or judged equivalent), of 9", "lower"),
+        ("utility ROUGE-1 (general QA outside the graph)", "higher"),
+        ("forget ROUGE-1, weights rounded to 4-bit NF4", "lower"),
+        ("forgotten forget edges back under int8 rounding, of 3", "lower"),
+        ("membership AUC of the forget QA pairs, LOSS (0.5: like non-members; below: pushed past them)", "near 0.5")]
+    assert (rows[0]["before"], rows[0]["after"], rows[0]["change"]) == (0.9, 0.8, pytest.approx(-0.1))
+    assert (rows[1]["before"], rows[1]["after"], rows[1]["change"]) == (None, 40.0, None)   # no suffix: after
+
+
+def test_docs_run_summary_table_is_generated_from_the_declarations():
+    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- run-summary:begin -->\n(.*?)<!-- run-summary:end -->", text, re.S)
+    assert block, "docs/metrics.md lacks the run-summary markers"
+    assert block.group(1) == summary_markdown(), "regenerate with: python -m audit.measure.measures"
+
 
 def test_summary_rows_leave_out_resurfacing_counts_of_nothing_forgotten():
     summary = {"forget_rouge1_before": 1.0, "forget_rouge1_after": 0.6, "forget_edges_forgotten": 0,

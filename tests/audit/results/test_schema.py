@@ -1,5 +1,6 @@
 """The result schema is the one source of result property names: docs match it, writers refuse
-what it lacks, readers are typed, and every property a real run writes is declared."""
+what it lacks and values of another type, readers are typed, and every property a real run
+writes is declared. Its measures come from their one declaration (``audit.measure.measures``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import re
 
 import pytest
 
+from audit.measure import measures as D
+from audit.measure import membership  # noqa: F401  (registers the membership attacks)
 from audit.measure import metrics as M
+from audit.models import quantize
+from audit.questions import probes
 from audit.results import store as R
-from audit.results.schema import NODES, QA_MEASURES, EdgeResult, FactResult, Run, markdown, phase_name
+from audit.results.schema import NODES, EdgeResult, Prop, Run, markdown, phase_name
 from conftest import REPO, small_pistol_run
+from graphstore.errors import ConfigError
 
 
 def test_docs_schema_tables_are_generated_from_the_schema():
@@ -21,9 +27,37 @@ def test_docs_schema_tables_are_generated_from_the_schema():
 
 
 def test_the_schema_declares_the_registered_qa_measures():
-    assert QA_MEASURES == M.QA_MEASURES
     for name in M.QA_MEASURES:
         assert {phase_name(name, "before"), phase_name(name, "after")} <= set(EdgeResult.names())
+        prop = EdgeResult.DECLARED[phase_name(name, "after")]
+        assert prop.type == "float" and prop.measure.knowledge and prop.measure.better == "lower on forget"
+
+
+def test_the_resurfacing_names_are_those_of_their_registries():
+    assert D.MIA_ATTACKS == tuple(m.name for m in M.metrics_for("membership"))
+    assert D.QUANT_SCHEMES == quantize.SCHEMES
+    assert D.PROBE_KINDS == probes.KINDS
+
+
+def test_the_run_summary_rows_are_declared_run_measures():
+    """Each row of a run's summary is a Run property with a label and a direction, and what it
+    counts out of is a Run property too."""
+    assert M.RUN_MEASURES and len({m.name for m in M.RUN_MEASURES}) == len(M.RUN_MEASURES)
+    for m in M.RUN_MEASURES:
+        assert m.level == "run" and m.label and m.better in ("higher", "lower", "near 0.5"), m.name
+        assert set(m.names) <= set(Run.names()), m.name
+        assert m.count_of is None or m.count_of in Run.DECLARED, m.name
+    assert {Run.DECLARED[m.names[-1]].group for m in M.RUN_MEASURES} == {"summary", "resurfacing"}
+
+
+def test_declared_types_admit_their_values_only():
+    number, flag, words = Prop("x", "float", "", "g"), Prop("x", "bool", "", "g"), Prop("x", "list[str]", "", "g")
+    assert number.admits(0.5) and number.admits(2) and number.admits(None)   # an int is a float's value
+    assert not number.admits("0.5") and not number.admits(True)               # a flag is not a number
+    assert not Prop("x", "int", "", "g").admits(2.0) and Prop("x", "int", "", "g").admits(2)
+    assert flag.admits(False) and not flag.admits(0)
+    assert words.admits(["a", "b"]) and words.admits(()) and not words.admits(["a", 1]) and not words.admits("ab")
+    assert Prop("x", "json", "", "g").admits({"lr": 1e-5}) and not Prop("x", "json", "", "g").admits({1, 2})
 
 
 def test_every_node_declares_its_key_once():
@@ -55,6 +89,32 @@ def test_the_store_refuses_an_undeclared_property(store):
         assert R.get_run(store, "schema-check").extra == {}
     finally:
         R.delete_run(store, "schema-check")
+
+
+def test_the_store_refuses_a_value_of_another_type_and_writes_nothing(store):
+    R.start_run(store, "type-check", {"settings_sha256": "x", "graph": "none", "seed": 3})
+    try:
+        with pytest.raises(ConfigError, match=r"^Run 'type-check': property 'seed' is declared int, got str '3' "):
+            R.update_run(store, "type-check", seed="3", ended_at="now")
+        with pytest.raises(ConfigError, match="Run 'type-check': property 'per_edge' is declared bool, got int 1"):
+            R.update_run(store, "type-check", per_edge=1)
+        assert R.get_run(store, "type-check").seed == 3 and R.get_run(store, "type-check").ended_at is None
+        good = {"edge": "none/A_B", "rouge1_after": 0.5, "rouge1_qa_after": [0.5, 1]}
+        with pytest.raises(ConfigError, match="EdgeResult 'type-check/none/B_C': property 'rouge1_qa_after' is "
+                                              "declared list\\[float\\], got list \\[0.5, '1'\\]"):
+            R.write_results(store, "type-check", [good, {"edge": "none/B_C", "rouge1_qa_after": [0.5, "1"]}])
+        assert R.read_results(store, "type-check") == []   # not even the good row: checked before writing
+        with pytest.raises(ConfigError, match="FactResult 'type-check/Q1/P1': property 'memorized' is declared bool"):
+            R.write_fact_results(store, "type-check", [{"subject": "Q1", "property": "P1", "subject_key": "none/Q1",
+                                                        "memorized": "yes"}])
+        assert R.read_fact_results(store, "type-check") == []
+        R.write_results(store, "type-check", [good])   # an int among floats is a float's value
+        assert R.read_results(store, "type-check")[0].rouge1_qa_after == [0.5, 1]
+        with pytest.raises(ConfigError, match="Experiment 'grid': property 'cells' is declared int, got float 2.0"):
+            R.update_experiment(store, "grid", cells=2.0)
+        assert R.get_experiment(store, "grid") is None
+    finally:
+        R.delete_run(store, "type-check")
 
 
 def test_a_real_run_writes_only_declared_properties(store, run_cache, tmp_path):
