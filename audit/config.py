@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 
 from graphstore.errors import ConfigError
 
-# The unlearning methods, by name (each is a module of audit/run/methods registered under one of
-# these). Listed here so that the command line can offer them without importing torch.
-UNLEARNING_METHODS = ("ga", "gd", "kl", "dpo", "idk", "npo", "simnpo")
 EVAL_BATCH_SIZE = 32   # QA pairs per generation/scoring batch of an evaluation
 
 
@@ -53,7 +50,7 @@ class UnlearnConfig:
     (TOFU, PISTOL, NPO): AdamW, linear warm-up over the first epoch, 20 epochs, effective batch 4."""
     epochs: int = field(default=20, metadata={"help": "passes over the forget set"})
     lr: float | None = field(default=None, metadata={"help": "AdamW learning rate of the LoRA adapters; default: "
-                                                             "per method and model (audit.models.defaults.default_unlearn_lr)"})
+                                                             "per method and model (audit.run.methods.default_unlearn_lr)"})
     batch_size: int = field(default=4, metadata={"help": "forget QA pairs per forward pass"})
     grad_accum: int = field(default=1, metadata={"help": "steps accumulated per update (effective batch = batch_size * grad_accum)"})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW weight decay"})
@@ -259,22 +256,6 @@ class ResurfacingConfig:
             raise ConfigError(f"check option relearn_lr={self.relearn_lr}: must be positive")
         if not 0.0 < self.mia_k <= 1.0:
             raise ConfigError(f"check option mia_k={self.mia_k}: must be in (0, 1]")
-
-# -- default unlearning learning rates --------------------------------------------------------
-# AdamW on the LoRA adapters, when --lr is not given, chosen by the model's width (hidden size).
-# Small models (width <= SMALL_MODEL_WIDTH: the scratch sizes, or a model trained from one):
-# per method, by bench/bench_lr.py on the demo's graph (docs/benchmarks.md, "Default learning
-# rates"): the rate that lowers the forget edges' ROUGE-1 by >= 0.3 while the retained edges keep
-# a mean >= 0.8 (DPO reaches no such rate; its default keeps retained edges >= 0.8). Measured on
-# scratch:tiny (width 96); small and base use the same rates (not yet measured).
-# Wider models (7B-class) and the pretrained model packages (`audit models`, whatever their
-# width): 1e-5, inside PISTOL's grid (appendix F: 1e-6 to 5e-5 for 7B models) and TOFU's rate.
-# The earlier 1e-4 wrecked Gemma 3 270M: on sample_data_1 (one forget edge) GA left forget and
-# retained ROUGE-1 at 0, GD and NPO took the retained edges from 0.79 to 0.46 and 0.23
-# (docs/findings.md, section 9).
-SCRATCH_UNLEARN_LR = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4}
-PRETRAINED_UNLEARN_LR = 1e-5
-SMALL_MODEL_WIDTH = 1024
 
 
 # -- scratch models: their sizes, and `--model scratch[:SIZE]` --------------------------------

@@ -26,10 +26,9 @@ import torch
 
 from audit.measure import evaluate as E
 from audit.config import InjectionConfig, UnlearnConfig, apply_options
-from audit.models.defaults import default_unlearn_lr
 from audit.models.encoding import QAEncoder
 from audit.run.injection import inject, load_injected_model
-from audit.run.methods import method_class
+from audit.run.methods import METHODS, default_unlearn_lr, method_class
 from audit.models.load import select_hardware
 from audit.run.qa import load_graph_edges, load_refusals
 from audit.run.selectors import select
@@ -52,10 +51,10 @@ GRAPHS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--graphs", default="star,demo")
-    parser.add_argument("--methods", default="ga,gd,kl,dpo,npo,simnpo",
+    parser.add_argument("--methods", default=",".join(METHODS),
                         help="comma-separated; a method's options after a colon: dpo:retain_weight=1;beta=0.2")
     parser.add_argument("--lrs", default="default", help="comma-separated, e.g. 1e-4,1e-3; 'default' = the code's "
-                                                          "default for the method (audit.models.defaults.default_unlearn_lr)")
+                                                          "default for the method (audit.run.methods.default_unlearn_lr)")
     parser.add_argument("--epochs", type=int, default=UnlearnConfig().epochs)
     parser.add_argument("--size", default="tiny")
     parser.add_argument("--seeds", default="0", help="comma-separated unlearning seeds (adapters, data order)")

@@ -20,7 +20,6 @@ from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.models.scratch import build_scratch
-from audit.run.injection import expected_stop
 from audit.run.methods import method_class
 from audit.run.qa import load_refusals
 from audit.run.record import RunRecord, environment

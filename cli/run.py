@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from audit.config import (INJECT_QA, MIXED_PASSAGES, PRETRAINED_UNLEARN_LR, RESURFACING_CHECKS, SCRATCH_UNLEARN_LR,
-                          SMALL_MODEL_WIDTH, TRAIN_ON, UNLEARNING_METHODS)
+from audit.config import INJECT_QA, MIXED_PASSAGES, RESURFACING_CHECKS, TRAIN_ON
+from audit.run.methods import METHODS, PRETRAINED_UNLEARN_LR, SMALL_MODEL_WIDTH
 from audit.run.options import DEFAULTS, SETTING_OPTIONS, read_options, request_from_options
 from audit.run.selectors import SELECTORS
 from audit.measure.metrics import summary_rows
@@ -122,7 +122,7 @@ def _cast(ctx: click.Context, param: click.Parameter, path: Path, name: str, val
               help=f"Named selector: {', '.join(SELECTORS)}; e.g. top-degree:3, bottom-degree:1, domain:sales, "
                    "density:dense:2, entity:'Jzrcws SA', edges:A_B,A_C. See docs/runs.md.")
 @click.option("--cypher", metavar="QUERY", help="Any read-only Cypher returning a column `key` of edge keys; $graph is set.")
-@click.option("--method", default=D["method"], show_default=True, type=click.Choice(UNLEARNING_METHODS, case_sensitive=False),
+@click.option("--method", default=D["method"], show_default=True, type=click.Choice(list(METHODS), case_sensitive=False),
               help="Unlearning method (docs/runs.md): idk is PISTOL's \"DPO\" (Eq. 6: refusal NLL + "
                    "retain NLL); dpo is Rafailov et al.'s contrastive loss.")
 @click.option("--method-option", multiple=True, metavar="NAME=VALUE",
@@ -146,7 +146,7 @@ def _cast(ctx: click.Context, param: click.Parameter, path: Path, name: str, val
 @click.option("--lr", type=float, default=None,
               help="Unlearning learning rate (AdamW, LoRA adapters). Default: per method for models of width "
                    f"<= {SMALL_MODEL_WIDTH} such as the scratch ones "
-                   f"({', '.join(f'{m} {v:g}' for m, v in SCRATCH_UNLEARN_LR.items())}), "
+                   f"({', '.join(f'{m} {c.scratch_lr:g}' for m, c in METHODS.items())}), "
                    f"{PRETRAINED_UNLEARN_LR:g} for wider ones and for model packages (docs/runs.md).")
 @click.option("--batch-size", type=int, default=D["batch_size"], show_default=True, help="Forget QA pairs per step.")
 @click.option("--grad-accum", type=int, default=D["grad_accum"], show_default=True,

@@ -45,12 +45,12 @@ from pathlib import Path
 import yaml
 
 from audit.build import PistolVariant, pistol_variant
-from audit.config import INT64_MAX, SIZES, UNLEARNING_METHODS, TrainingDataConfig, apply_options
+from audit.config import INT64_MAX, SIZES, TrainingDataConfig, apply_options
 from audit.experiment.run_table import (INJECT_KEYS, PATH_OPTIONS, RUN_OPTIONS, TRAINING_OPTIONS, UNLEARN_KEYS,
                                         injection_config, resurfacing_config, unlearn_config)
 from audit.experiment.strict_yaml import load_yaml
 from audit.measure.equivalence import JUDGES
-from audit.run.methods import method_class
+from audit.run.methods import METHODS as UNLEARNING_METHODS, method_class
 from extract.jsonfile import read_utf8
 from graphstore.errors import ConfigError, InputDataError, KeyValidationError
 from graphstore.records import validate_graph_name

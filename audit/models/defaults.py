@@ -1,5 +1,5 @@
-"""What depends on the model a run uses: its width, and the unlearning learning rate used when
-none is given (``audit/config.py`` holds the rates, with how they were chosen).
+"""What depends on the model a run uses: its width (which chooses the default unlearning rate,
+``audit.run.methods.rates``).
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit.config import PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, SIZES, SMALL_MODEL_WIDTH, parse_scratch
+from audit.config import SIZES, parse_scratch
 from audit.models import pretrained
 
 
@@ -23,13 +23,3 @@ def model_width(model: str) -> int | None:
     except (OSError, ValueError):
         return None
     return next((values[k] for k in ("hidden_size", "n_embd", "d_model") if isinstance(values.get(k), int)), None)
-
-
-def default_unlearn_lr(method: str, model: str) -> float:
-    """The unlearning learning rate used when none is given, for ``method`` on ``model``."""
-    if pretrained.is_pretrained_spec(model):   # narrow (Gemma 3 270M: width 640) but pretrained
-        return PRETRAINED_UNLEARN_LR
-    width = model_width(model)
-    if width is not None and width <= SMALL_MODEL_WIDTH:
-        return SCRATCH_UNLEARN_LR[method]
-    return PRETRAINED_UNLEARN_LR

@@ -11,6 +11,7 @@ Example:
         return done                              # same key, same settings, complete
     resumed = life.start({"mode": "joint", ...})  # settings, digest and code version added
     with life.running():
+        life.advance(phases, context)            # each phase not yet done: run it, write what it gives
         summary = work()
     life.finish(summary)
 """
@@ -19,13 +20,15 @@ from __future__ import annotations
 
 import subprocess
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import Iterable, Protocol
 
 import torch
 
 from audit.results import store as R
-from audit.results.schema import Run
+from audit.results.schema import EdgeResult, Run
 from audit.run.lock import RunLock
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
@@ -33,6 +36,35 @@ from graphstore.errors import ConfigError
 ERROR_CHARS = 500
 UNLEARNING_MEMORY_HINT = ("lower --batch-size (and raise --grad-accum to keep the effective batch), lower "
                           "--eval-batch-size, or add --gradient-checkpointing")
+
+
+@dataclass
+class RunState:
+    """What a run has written so far: its EdgeResults by edge and its Run node. A phase reads
+    here whether it is done."""
+    results: dict[str, EdgeResult]
+    run: Run | None
+    facts: list = field(default_factory=list)   # FactResults (Wikidata memorization measures)
+
+    def measured(self, edges: Iterable[str], name: str) -> bool:
+        """Whether every one of ``edges`` has an EdgeResult with ``name`` set."""
+        return all(self.results.get(k) is not None and self.results[k].get(name) is not None for k in edges)
+
+
+@dataclass
+class Writes:
+    """What a phase gives to be written: EdgeResult rows (``{edge, ...props}``) and Run properties."""
+    edges: list[dict] = field(default_factory=list)
+    run: dict = field(default_factory=dict)
+
+
+class Phase(Protocol):
+    """One step of a run: ``done`` says from what is written whether it is needed, ``run`` does it."""
+    name: str
+
+    def done(self, state: RunState) -> bool: ...
+
+    def run(self, context) -> Writes | None: ...
 
 
 class RunLifecycle:
@@ -78,6 +110,27 @@ class RunLifecycle:
 
     def update(self, **props) -> None:
         R.update_run(self.store, self.key, **props)
+
+    def state(self) -> RunState:
+        """What the run has written so far (``RunState``)."""
+        return RunState({r.edge: r for r in R.read_results(self.store, self.key)}, R.get_run(self.store, self.key),
+                        R.read_fact_results(self.store, self.key))
+
+    def write(self, writes: Writes | None) -> None:
+        """Write what a phase gave: its EdgeResult rows, then its Run properties."""
+        if writes is None:
+            return
+        if writes.edges:
+            R.write_results(self.store, self.key, writes.edges)
+        if writes.run:
+            self.update(**writes.run)
+
+    def advance(self, phases: Iterable[Phase], context) -> None:
+        """Run each of ``phases`` in order that the written state does not show done, writing
+        what it gives before the next one asks: a resumed run does only what is left."""
+        for phase in phases:
+            if not phase.done(self.state()):
+                self.write(phase.run(context))
 
     @contextmanager
     def running(self):

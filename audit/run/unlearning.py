@@ -75,7 +75,7 @@ class Unlearner:
         config.check()
         if config.lr is None:
             raise ConfigError("no unlearning learning rate: set UnlearnConfig.lr "
-                              "(audit.models.defaults.default_unlearn_lr gives the default for a method and model)")
+                              "(audit.run.methods.default_unlearn_lr gives the default for a method and model)")
         self.model = add_adapters(model, config)
         self.encoder = encoder
         self.method = method

@@ -9,7 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from audit.config import SCRATCH_UNLEARN_LR
+from audit.run.methods import method_class
 from audit.run.options import RUN_OPTIONS
 from cli.main import cli
 from cli.run import _merged
@@ -76,7 +76,7 @@ def test_a_stored_run_is_made_again_from_its_config_file_or_its_id(store, store_
     assert made.exit_code == 0, made.output
     written = (run_cache / "runs" / "again-default" / "config.toml").read_text(encoding="utf-8")
     assert not any(line.startswith("lr =") for line in written.splitlines())
-    assert f"# lr: not given; this run used {SCRATCH_UNLEARN_LR['ga']:g}, the default for ga on a model of width 96" \
+    assert f"# lr: not given; this run used {method_class('ga').scratch_lr:g}, the default for ga on a model of width 96" \
         in written.splitlines()
 
 

@@ -1,22 +1,20 @@
-"""What every unlearning method shares: the batch it receives, log-probabilities of answers
-under the model being trained and under the reference, and the registry.
+"""What every unlearning method declares and shares: its name, settings and default rate, the
+batch it receives, and the loss pieces (``tensors.py``).
 
-The reference model is the injected model itself with the unlearning LoRA adapters disabled
-(``model.disable_adapter()``): no second copy of the weights in memory.
+A method module imports without torch: the command line offers the methods' names and rates
+at once (``audit run --help``, tests/cli/test_startup.py), and the tensor half is imported when
+a loss first runs.
 """
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import torch
-import torch.nn.functional as F
-
-from audit.models.encoding import IGNORE
-from audit.models.logits import label_logits, mean_nll
 from graphstore.errors import ConfigError
+
+if TYPE_CHECKING:  # losses take and return tensors; the declarations need no torch
+    import torch
 
 
 @dataclass
@@ -34,10 +32,16 @@ class UnlearnBatch:
 
 
 class Method:
-    """An unlearning method: a name, a config dataclass and a loss."""
+    """An unlearning method: a name, a config dataclass, a default rate and a loss.
+
+    ``scratch_lr`` is the AdamW rate used on a small model (a scratch size, or a model trained
+    from one) when ``--lr`` is not given; each module says what chose it, and ``rates.py`` when
+    it applies and the criterion (docs/runs.md, section 4).
+    """
     name: ClassVar[str]
     title: ClassVar[str]
     config_class: ClassVar[type]
+    scratch_lr: ClassVar[float]
     uses_refusal: ClassVar[bool] = False
 
     def __init__(self, config=None):
@@ -62,47 +66,36 @@ class Method:
         weight = getattr(self.config, "retain_weight", 0.0)
         return loss + weight * self.nll(model, batch.retain) if weight > 0 else loss
 
-    # -- shared pieces -------------------------------------------------------------------------
+    # -- shared pieces (tensors.py) ------------------------------------------------------------
     @staticmethod
     def nll(model, inputs: dict) -> torch.Tensor:
         """Mean next-token negative log-likelihood over the answer tokens of the batch."""
-        return mean_nll(model, inputs)
+        return _tensors().mean_nll(model, inputs)
 
     @staticmethod
     def answer_logprob(model, inputs: dict) -> tuple[torch.Tensor, torch.Tensor]:
         """Per row: the sum of answer-token log-probabilities, and the number of answer tokens."""
-        return sequence_logprob(*label_logits(model, inputs["input_ids"], inputs["attention_mask"], inputs["labels"]))
+        return _tensors().answer_logprob(model, inputs)
 
     @staticmethod
     def reference_logprob(model, inputs: dict) -> torch.Tensor:
-        with torch.no_grad(), reference(model):
-            return Method.answer_logprob(model, inputs)[0]
+        """Per row, the summed answer-token log-probability under the reference (adapters off)."""
+        return _tensors().reference_logprob(model, inputs)
+
+    @staticmethod
+    def answer_kl(model, inputs: dict) -> torch.Tensor:
+        """KL(p_ref || p_theta) per answer token, averaged over the batch's answer tokens."""
+        return _tensors().answer_kl(model, inputs)
+
+    @staticmethod
+    def logsigmoid(x: torch.Tensor) -> torch.Tensor:
+        return _tensors().logsigmoid(x)
 
 
-def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per row, the summed log-probability of the labelled tokens and their number; ``logits``
-    and ``labels`` already aligned (``label_logits``: position t of one scores position t of
-    the other)."""
-    logits = logits.float()
-    mask = labels != IGNORE
-    token_logprobs = torch.log_softmax(logits, -1).gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-    return (token_logprobs * mask).sum(-1), mask.sum(-1)
+def _tensors():
+    # torch (about a second) is loaded with the first loss, not with the declarations: the same
+    # reason audit/measure/metrics.py loads rouge_score on first use. No import cycle: tensors.py
+    # imports nothing of the methods.
+    from audit.run.methods import tensors
 
-
-def answer_kl(model, inputs: dict) -> torch.Tensor:
-    """KL(p_ref || p_theta) per answer token, averaged over the batch's answer tokens."""
-    args = inputs["input_ids"], inputs["attention_mask"], inputs["labels"]
-    with torch.no_grad(), reference(model):
-        ref_logits, _ = label_logits(model, *args)
-    logits, targets = label_logits(model, *args)
-    mask = targets != IGNORE
-    ref = torch.log_softmax(ref_logits.float(), -1)[mask]
-    cur = torch.log_softmax(logits.float(), -1)[mask]
-    return F.kl_div(cur, ref, log_target=True, reduction="batchmean")
-
-
-@contextlib.contextmanager
-def reference(model):
-    """The reference model: the same weights with the LoRA adapters switched off."""
-    with model.disable_adapter():
-        yield
+    return tensors

@@ -4,8 +4,6 @@ in favour of a refusal such as "I don't know."."""
 
 from dataclasses import dataclass, field
 
-import torch.nn.functional as F
-
 from audit.run.methods.base import Method, UnlearnBatch
 from audit.run.methods.registry import register
 
@@ -21,6 +19,11 @@ class DirectPreference(Method):
     name = "dpo"
     title = "DPO (refusal preferred)"
     config_class = DPOConfig
+    # bench/bench_lr.py, demo graph, scratch:tiny: no rate forgets 0.3 and keeps the retained edges
+    # (the refusal spreads to every question; with a retain term nothing is forgotten up to 1e-2).
+    # The highest rate keeping them >= 0.8: forget/retained 0.88/0.86, 0.95/0.93, 0.85/0.80
+    # (seeds 0-2); 2.5e-3 gives 0.39/0.44 (seed 0)
+    scratch_lr = 2e-3
     uses_refusal = True
 
     def loss(self, model, batch: UnlearnBatch):
@@ -31,5 +34,5 @@ class DirectPreference(Method):
         rejected_ref = self.reference_logprob(model, batch.forget)
         # Eq. 7: -log sigma(beta * [log pi(y_w|x)/pi_ref(y_w|x) - log pi(y_l|x)/pi_ref(y_l|x)])
         margin = beta * ((chosen - chosen_ref) - (rejected - rejected_ref))
-        loss = -F.logsigmoid(margin).mean()
+        loss = -self.logsigmoid(margin).mean()
         return self.plus_retain_nll(model, batch, loss)

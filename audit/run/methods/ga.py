@@ -17,6 +17,9 @@ class GradientAscent(Method):
     name = "ga"
     title = "gradient ascent"
     config_class = GAConfig
+    # bench/bench_lr.py, demo graph, scratch:tiny, seeds 0-2: forget/retained ROUGE-1 0.50/0.82,
+    # 0.63/0.92, 0.58/0.83; 3e-4 forgets 0.26, 5e-4 takes the retained edges to 0.51 (seed 0)
+    scratch_lr = 4e-4
 
     def loss(self, model, batch: UnlearnBatch):
         # L = -NLL(forget): maximise the loss of the forget answers.

@@ -17,6 +17,9 @@ class GradientDifference(Method):
     name = "gd"
     title = "gradient difference"
     config_class = GDConfig
+    # bench/bench_lr.py, demo graph, scratch:tiny, seeds 0-2: forget/retained ROUGE-1 0.53/0.84,
+    # 0.64/0.93, 0.55/0.85; 3e-4 forgets 0.18, 1e-3 takes the retained edges to 0.63 (seed 0)
+    scratch_lr = 5e-4
 
     def loss(self, model, batch: UnlearnBatch):
         # L = -NLL(forget) + lambda * NLL(retain)

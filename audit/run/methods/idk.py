@@ -22,6 +22,9 @@ class RefusalNLL(Method):
     name = "idk"
     title = "refusal fine-tuning (PISTOL's DPO, Eq. 6)"
     config_class = IdkConfig
+    # bench/bench_lr.py, demo graph, scratch:tiny, seeds 0-2: forget/retained ROUGE-1 0.40/0.99,
+    # 0.40/0.99, 0.48/1.00; every rate from 4e-3 up passes, and 1.6e-2 forgets no more
+    scratch_lr = 8e-3
     uses_refusal = True
 
     def loss(self, model, batch: UnlearnBatch):

@@ -4,8 +4,6 @@ become unlikely."""
 
 from dataclasses import dataclass, field
 
-import torch.nn.functional as F
-
 from audit.run.methods.base import Method, UnlearnBatch
 from audit.run.methods.registry import register
 
@@ -21,6 +19,9 @@ class NegativePreference(Method):
     name = "npo"
     title = "negative preference optimisation"
     config_class = NPOConfig
+    # bench/bench_lr.py, demo graph, scratch:tiny, seeds 0-2: forget/retained ROUGE-1 0.48/0.81,
+    # 0.63/0.93, 0.58/0.85; 5e-4 takes the retained edges to 0.52 (seed 0)
+    scratch_lr = 4e-4
 
     def loss(self, model, batch: UnlearnBatch):
         beta = self.config.beta
@@ -28,5 +29,5 @@ class NegativePreference(Method):
         log_ratio = logprob - self.reference_logprob(model, batch.forget)
         # Eq. 3: L = (2/beta) * E[log(1 + (pi_theta(y|x) / pi_ref(y|x))^beta)]
         #          = -(2/beta) * E[log sigma(-beta * log(pi_theta / pi_ref))]
-        loss = -(2.0 / beta) * F.logsigmoid(-beta * log_ratio).mean()
+        loss = -(2.0 / beta) * self.logsigmoid(-beta * log_ratio).mean()
         return self.plus_retain_nll(model, batch, loss)

@@ -1,18 +1,19 @@
-"""Methods found by name. A method module registers its class with ``@METHODS.register``."""
+"""Methods found by name. A method module registers its class with ``@register``; the registry
+is the one list of methods (the command line's choices, an experiment's valid names)."""
 
 from __future__ import annotations
 
-from audit.config import UNLEARNING_METHODS
 from audit.registry import Registry
 
 
-def _offered_by_the_cli(cls: type) -> None:
-    # The command line offers the names of audit.config.UNLEARNING_METHODS without importing
-    # torch; a method outside that list could not be chosen.
-    assert cls.name in UNLEARNING_METHODS, f"add {cls.name!r} to audit.config.UNLEARNING_METHODS"
+def _declared(cls: type) -> None:
+    # A method is declared once, in its module: with its settings and its default rate.
+    missing = [a for a in ("name", "title", "config_class", "scratch_lr") if not hasattr(cls, a)]
+    assert not missing, f"unlearning method {cls.__name__} lacks {', '.join(missing)}"
+    assert cls.scratch_lr > 0, f"unlearning method {cls.name}: scratch_lr must be positive"
 
 
-METHODS: Registry[type] = Registry("unlearning method", check=_offered_by_the_cli)
+METHODS: Registry[type] = Registry("unlearning method", check=_declared)
 register = METHODS.register
 
 

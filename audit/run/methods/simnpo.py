@@ -4,8 +4,6 @@ log-likelihood normalised by answer length and a reward margin gamma."""
 
 from dataclasses import dataclass, field
 
-import torch.nn.functional as F
-
 from audit.run.methods.base import Method, UnlearnBatch
 from audit.run.methods.registry import register
 
@@ -22,10 +20,13 @@ class SimpleNegativePreference(Method):
     name = "simnpo"
     title = "SimNPO"
     config_class = SimNPOConfig
+    # bench/bench_lr.py, demo graph, scratch:tiny, seeds 0-2: forget/retained ROUGE-1 0.45/0.87,
+    # 0.62/0.95, 0.55/0.90; 3e-4 forgets 0.26, 5e-4 takes the retained edges to 0.67 (seed 0)
+    scratch_lr = 4e-4
 
     def loss(self, model, batch: UnlearnBatch):
         beta, gamma = self.config.beta, self.config.gamma
         logprob, length = self.answer_logprob(model, batch.forget)
         # Eq. 4: L = -(2/beta) * E[log sigma(-(beta/|y|) * log pi_theta(y|x) - gamma)]
-        loss = -(2.0 / beta) * F.logsigmoid(-(beta / length.clamp(min=1)) * logprob - gamma).mean()
+        loss = -(2.0 / beta) * self.logsigmoid(-(beta / length.clamp(min=1)) * logprob - gamma).mean()
         return self.plus_retain_nll(model, batch, loss)

@@ -119,9 +119,8 @@ def test_a_chat_template_is_used_when_the_tokenizer_has_one(folder):
     assert not QAEncoder(tokenizer, use_chat_template=False).chat
 
 
-def test_default_unlearning_rate_follows_the_models_width(tmp_path):
-    from audit.config import PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, UNLEARNING_METHODS
-    from audit.models.defaults import default_unlearn_lr, model_width
+def test_model_width_is_a_scratch_sizes_or_its_config_json(tmp_path):
+    from audit.models.defaults import model_width
 
     narrow, wide = tmp_path / "narrow", tmp_path / "wide"
     for folder, config in ((narrow, {"hidden_size": 96}), (wide, {"n_embd": 4096})):
@@ -129,17 +128,6 @@ def test_default_unlearning_rate_follows_the_models_width(tmp_path):
         (folder / "config.json").write_text(json.dumps(config))
     assert model_width("scratch:small") == 256 and model_width(str(narrow)) == 96 and model_width(str(wide)) == 4096
     assert model_width("meta-llama/Llama-2-7b-hf") is None          # a hub id: not readable here
-    assert set(SCRATCH_UNLEARN_LR) == set(UNLEARNING_METHODS)
-    for method in UNLEARNING_METHODS:
-        assert default_unlearn_lr(method, "scratch") == default_unlearn_lr(method, str(narrow)) == SCRATCH_UNLEARN_LR[method]
-        assert default_unlearn_lr(method, str(wide)) == default_unlearn_lr(method, "org/model") == PRETRAINED_UNLEARN_LR
-
-
-def test_the_method_names_offered_without_torch_are_the_registered_ones():
-    from audit.config import UNLEARNING_METHODS
-    from audit.run.methods import METHODS
-
-    assert sorted(METHODS) == sorted(UNLEARNING_METHODS)
 
 
 # -- threads under load --------------------------------------------------------------------------

@@ -124,11 +124,3 @@ def test_a_gguf_file_that_is_no_model_is_one_line_and_leaves_nothing_in_the_cach
     with pytest.raises(ConfigError, match=r"notes.gguf: not a GGUF causal LM that transformers can read"):
         pretrained.resolve(str(bogus))
     assert not [p for p in (tmp_path / "cache").iterdir() if p.is_dir()]   # no folder, not even a partial one
-
-
-def test_a_model_package_gets_the_pretrained_unlearning_rate():
-    """Gemma 3 270M is narrow (width 640) but pretrained: not the scratch models' rates."""
-    from audit.config import PRETRAINED_UNLEARN_LR
-    from audit.models.defaults import default_unlearn_lr
-
-    assert all(default_unlearn_lr(m, "gemma3-270m") == PRETRAINED_UNLEARN_LR for m in ("ga", "npo", "dpo"))

@@ -2,19 +2,25 @@
 
 At the start of unlearning the LoRA adapters are zero-initialised, so the model equals its
 reference: NPO's log-ratio is 0, DPO's margin is 0, KL is 0. Those fixed points, and
-log-probabilities summed token by token in a plain loop, give the expected values.
+log-probabilities summed token by token in a plain loop, give the expected values. Also the
+registry: each method with its default rate, read without torch.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder, collate_train
-from audit.run.methods import METHODS, UnlearnBatch, method_class
+from audit.run.methods import METHODS, Method, UnlearnBatch, default_unlearn_lr, method_class
+from audit.run.methods.registry import register
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.models.scratch import build_scratch
 from audit.run.unlearning import add_adapters
@@ -88,6 +94,52 @@ def test_bad_method_settings_are_refused(name, options, message):
     cls = method_class(name)
     with pytest.raises(ConfigError, match=message):
         cls(cls.config_class(**options))
+
+
+# -- default rates: registered with each method ---------------------------------------------------
+# The rates as docs/runs.md (section 4) states them: per method on models of width <= 1024, 1e-5 on
+# wider ones and on model packages.
+SCRATCH_RATES = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4}
+WIDE_RATE = 1e-5
+
+
+def test_the_default_rate_follows_the_method_and_the_models_width(tmp_path):
+    folders = {}
+    for width in (96, 1024, 1025):
+        folders[width] = tmp_path / f"w{width}"
+        folders[width].mkdir()
+        (folders[width] / "config.json").write_text(json.dumps({"hidden_size": width}))
+    for method, rate in SCRATCH_RATES.items():
+        assert default_unlearn_lr(method, "scratch") == default_unlearn_lr(method, "scratch:base") == rate
+        assert default_unlearn_lr(method.upper(), str(folders[96])) == default_unlearn_lr(method, str(folders[1024])) == rate
+        assert default_unlearn_lr(method, str(folders[1025])) == WIDE_RATE
+        assert default_unlearn_lr(method, "org/model") == WIDE_RATE      # a hub id: width unknown here
+        # a model package: Gemma 3 270M is narrow (width 640) but pretrained
+        assert default_unlearn_lr(method, "gemma3-270m") == WIDE_RATE
+    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, idk, kl, npo, simnpo"):
+        default_unlearn_lr("rmu", "scratch")
+
+
+def test_the_registry_lists_the_methods_in_the_order_offered_and_refuses_one_without_a_rate():
+    # the order of `audit run --method`'s choices and of an experiment's "valid: ..." message
+    assert list(METHODS) == ["ga", "gd", "kl", "dpo", "idk", "npo", "simnpo"]
+
+    class Unrated(Method):
+        name, title, config_class = "unrated", "a method without its default rate", dict
+
+    with pytest.raises(AssertionError, match="unlearning method Unrated lacks scratch_lr"):
+        register(Unrated)
+    assert "unrated" not in METHODS
+
+
+def test_the_methods_and_their_rates_are_read_without_torch():
+    """`audit run --help` offers the methods with their rates; it must start without torch."""
+    code = ("import sys, audit.run.methods as m; "
+            "print(len(m.METHODS), [x for x in ('torch', 'transformers', 'peft') if x in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "7 []"
 
 
 def test_losses_at_the_reference_point(setup):

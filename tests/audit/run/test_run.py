@@ -22,8 +22,8 @@ import torch
 from click.testing import CliRunner
 from rouge_score import rouge_scorer
 
-from audit.config import PRETRAINED_UNLEARN_LR, SCRATCH_UNLEARN_LR, InjectionConfig, UnlearnConfig
-from audit.models.defaults import default_unlearn_lr
+from audit.config import InjectionConfig, UnlearnConfig
+from audit.run.methods import PRETRAINED_UNLEARN_LR, default_unlearn_lr
 from audit.models.encoding import QAEncoder
 from audit.run.injection import inject, load_injected_model, remove_stale_staging
 from audit.models.load import select_hardware
@@ -194,7 +194,7 @@ def test_without_lr_the_methods_default_is_used_and_recorded(store, graph, cache
     run_audit(store, request(cache_dir, select="edges:0_1", method="simnpo", run_id="default-lr",
                              unlearn={"lr": None, "epochs": 1}), report=lambda _: None)
     run = store.read("MATCH (r:Run {key: 'default-lr'}) RETURN r.unlearn_config AS c")[0]
-    assert json.loads(run["c"])["lr"] == SCRATCH_UNLEARN_LR["simnpo"] == default_unlearn_lr("simnpo", "scratch:tiny")
+    assert json.loads(run["c"])["lr"] == 4e-4 == default_unlearn_lr("simnpo", "scratch:tiny")
     assert default_unlearn_lr("simnpo", "./some/llama") == PRETRAINED_UNLEARN_LR
 
 
