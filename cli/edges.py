@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from audit.results import store as R
-from audit.results.resurfacing import EDGE_COLUMNS
+from audit.results.resurfaced import EDGE_COLUMNS
 from audit.results.schema import EdgeResult
 from audit.measure.leakage import LeakageThresholds, borderline, classify
 from cli.common import connection_options, emit_rows, format_option

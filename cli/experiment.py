@@ -59,7 +59,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     from audit.experiment import aggregate as A
     from audit.experiment.cost import estimate_cost
     from audit.experiment.grid import expand
-    from audit.experiment.runner import current_runs, run_experiment
+    from audit.experiment.cells import current_runs, run_experiment
     from audit.experiment.spec import load_spec
     from audit.views import experiment as V
     from audit.views.report import table as markdown_table

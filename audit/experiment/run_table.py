@@ -1,5 +1,5 @@
 """The [run] table of an experiment file: `audit run`'s options shared by every cell, their types,
-and the run settings they make for one cell (audit.experiment.runner.request_for). The file's
+and the run settings they make for one cell (audit.experiment.cells.request_for). The file's
 checks (audit.experiment.spec) build the same settings to refuse a bad value before anything runs.
 """
 

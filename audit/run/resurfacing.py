@@ -39,7 +39,7 @@ from audit.measure import metrics as M
 from audit.models.encoding import QAEncoder
 from audit.models.training import batches, epoch_order, optimizer_and_schedule
 from audit.questions.probes import KINDS, llm_paraphrases, load_probe_templates, probes
-from audit.results.resurfacing import QUANT_SCHEMES
+from audit.results.resurfaced import QUANT_SCHEMES
 from audit.results.schema import phase_name
 from audit.run.qa import neighbourhood
 from audit.types import Edge, QAExample

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.results.resurfacing import resurfaced_under
+from audit.results.resurfaced import resurfaced_under
 from audit.views import plots as P
 from audit.measure.leakage import EdgeLeakage, LeakageThresholds, RunLeakage
 from audit.results.leakage import run_leakage

@@ -19,7 +19,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from audit.results.resurfacing import RESURFACED_FLAGS
+from audit.results.resurfaced import RESURFACED_FLAGS
 from audit.results.schema import PHASES, EdgeResult, Run, phase_name
 from audit.run.readings import resurfacing_reading, stored_summary
 from audit.measure.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage

@@ -15,7 +15,7 @@ from audit.views import plots as P
 from audit.measure.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, classify
 from audit.results.leakage import run_leakage
 from audit.measure import metrics as M
-from audit.results.resurfacing import EDGE_COLUMNS, resurfaced_under
+from audit.results.resurfaced import EDGE_COLUMNS, resurfaced_under
 from audit.types import DENSITY_TIERS, density_tier
 from audit.run.readings import resurfacing_reading, stored_summary
 from graphstore import GraphStore

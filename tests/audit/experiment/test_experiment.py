@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from audit.experiment import aggregate as A
 from audit.experiment.cost import CELL, estimate_cost
 from audit.experiment.grid import Cell, expand, protocol_trials, trial_run_id
-from audit.experiment.runner import choose_rate, run_experiment
+from audit.experiment.cells import choose_rate, run_experiment
 from audit.experiment.spec import load_spec
 from audit.experiment.stats import spearman, t_interval
 from audit.results.schema import EdgeResult
@@ -118,7 +118,7 @@ def test_the_protocol_forgets_most_within_the_retain_threshold():
 
 
 def test_inject_seed_fixes_the_injected_model_across_seeds(tmp_path, dataset):
-    from audit.experiment.runner import request_for
+    from audit.experiment.cells import request_for
     body = '[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 1]\n'
     plain = load_spec(experiment_file(tmp_path, dataset, body, name="p"))
     fixed = load_spec(experiment_file(tmp_path, dataset, body + "[run]\ninject_seed = 7\n", name="f"))
@@ -128,7 +128,7 @@ def test_inject_seed_fixes_the_injected_model_across_seeds(tmp_path, dataset):
 
 
 def test_inject_seeds_run_every_seed_on_each_injected_model(tmp_path, dataset):
-    from audit.experiment.runner import request_for
+    from audit.experiment.cells import request_for
     body = '[grid]\nselectors = ["a"]\nmethods = ["ga"]\nseeds = [0, 1]\ninject_seeds = [3, 5]\n'
     spec = load_spec(experiment_file(tmp_path, dataset, body, name="n"))
     cells = expand(spec)
@@ -150,7 +150,7 @@ def test_a_grid_without_inject_seeds_keeps_its_run_ids():
 
 
 def test_a_text_graph_is_built_from_its_corpora_and_trains_as_the_file_says(store, tmp_path):
-    from audit.experiment.runner import _ensure_graphs, request_for
+    from audit.experiment.cells import _ensure_graphs, request_for
     examples = Path(__file__).resolve().parents[3] / "examples" / "text"
     path = write(tmp_path / "t.toml", f"""
 name = "t"
