@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from audit.measure.memorization.canaries import value_pools  # noqa: E402
 from audit.measure.likelihood import SentenceScorer  # noqa: E402
 from audit.config import MemorizationConfig  # noqa: E402
-from audit.measure.memorization.measure import measure_facts, plan_fact  # noqa: E402
+from audit.measure.memorization.ranking import measure_facts, plan_fact  # noqa: E402
 from audit.measure.memorization.check import (TrainSettings, separation, split_subjects, subjects_from_record,  # noqa: E402
                                       train_sentence_model, training_sentences)
 from audit.models.load import load_model, load_tokenizer, select_hardware  # noqa: E402

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.config import MemorizationConfig, parse_scratch
-from audit.measure.memorization.measure import MEASURE_VERSION, FactMeasure
+from audit.measure.memorization.ranking import MEASURE_VERSION, FactMeasure
 from audit.measure.memorization.measurer import Measurer
 from audit.measure.memorization.protocol import protocol_warnings
 from audit.measure.memorization.subjects import load_subjects, resolve_subjects, targets_for

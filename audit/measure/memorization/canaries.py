@@ -8,7 +8,7 @@ For a subject h and a property p (WikiMem, Staufer 2025, arXiv:2507.11128, Sec. 
 - subject surrogates: h itself, the generic subject h0 ("this person") and similar-looking
   name variants S(h) (another given name, another family name, a one-letter change), never
   the name of a subject in the graph.
-Everything here is plain data; ``audit.measure.memorization.measure`` scores and ranks it.
+Everything here is plain data; ``audit.measure.memorization.ranking`` scores and ranks it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from audit.config import MemorizationConfig
 from audit.measure.equivalence import load_judge
 from audit.measure.likelihood import SentenceScorer
 from audit.measure.memorization.canaries import Subject, value_pools
-from audit.measure.memorization.measure import FactMeasure, measure_facts
+from audit.measure.memorization.ranking import FactMeasure, measure_facts
 from audit.questions.properties import PropertyRegistry
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from audit.config import MemorizationConfig, memorization_preset
 from audit.measure.memorization.canaries import Subject, value_pools
-from audit.measure.memorization.measure import plan_fact
+from audit.measure.memorization.ranking import plan_fact
 from audit.questions.properties import PropertyRegistry
 
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from audit.measure.memorization.canaries import FactValue, Subject, counterfactuals, fact_templates, name_variants, render, value_pools
 from audit.measure.likelihood import SentenceScorer
 from audit.config import MemorizationConfig, memorization_config
-from audit.measure.memorization.measure import _rank, calibrated_score, measure_facts, strength
+from audit.measure.memorization.ranking import _rank, calibrated_score, measure_facts, strength
 from audit.measure.memorization.protocol import Shortfall, protocol_warnings, shortfalls
 from audit.results.store import get_run, read_fact_results
 from audit.measure.memorization.check import (TrainSettings, auroc, separation, split_subjects, subjects_from_record,
