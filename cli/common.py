@@ -6,12 +6,12 @@ import csv
 import functools
 import io
 import json
-import math
 import sys
 from typing import Callable
 
 import click
 
+from extract.jsonfile import json_safe
 from graphstore import ConnectionSettings
 
 
@@ -57,18 +57,6 @@ def _cell(value) -> str:
         text = json.dumps(value, ensure_ascii=False, default=str)
         return text if len(text) <= 60 else text[:57] + "..."
     return str(value)
-
-
-def json_safe(value):
-    """``value`` with NaN and infinities as null: JSON has no such numbers (``json.dumps`` would
-    write ``NaN``, which JSON readers refuse)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, list):
-        return [json_safe(v) for v in value]
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    return value
 
 
 def emit_rows(columns: list[str], rows: list[list], fmt: str, out=None) -> None:

@@ -69,8 +69,8 @@ def edges(graph_name, run_id, output, fmt, settings):
             table = [c for c in table if c in columns]
             rows = [[r.get(c) for c in table] for r in records]
             if fmt == "table" and output is None:   # the status each view shows, and a flag at a threshold
-                table = [*table, "status", "borderline"]
-                rows = [[*row, *_status(r)] for row, r in zip(rows, records)]
+                table, t = [*table, "status", "borderline"], LeakageThresholds()
+                rows = [[*row, *_status(r, t)] for row, r in zip(rows, records)]
         else:
             if graph_name is not None:
                 store.graph(graph_name)   # an unknown graph is an error, not an empty table
@@ -89,8 +89,7 @@ def edges(graph_name, run_id, output, fmt, settings):
                    f"damaged: drop >= {t.damaged:g}); borderline: within {t.margin:g} of the threshold named")
 
 
-def _status(record: dict) -> tuple[str | None, str | None]:
-    t = LeakageThresholds()
+def _status(record: dict, t: LeakageThresholds) -> tuple[str | None, str | None]:
     score, status = classify(record, t)
     return status, borderline(record.get("role", "retain"), score, t)
 

@@ -15,7 +15,8 @@ from audit.run.methods import METHODS, PRETRAINED_UNLEARN_LR, SMALL_MODEL_WIDTH
 from audit.run.options import DEFAULTS, SETTING_OPTIONS, read_options, request_from_options
 from audit.run.selectors import SELECTORS
 from audit.measure.metrics import summary_rows
-from cli.common import connection_options, emit_rows, format_option, json_safe
+from cli.common import connection_options, emit_rows, format_option
+from extract.jsonfile import json_safe
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 from graphstore.progress import say

@@ -8,7 +8,8 @@ import click
 
 from audit.results import store as R
 from audit.run.lock import held
-from cli.common import connection_options, emit_rows, format_option, json_safe
+from cli.common import connection_options, emit_rows, format_option
+from extract.jsonfile import json_safe
 from graphstore import GraphStore
 from graphstore import queries as Q
 

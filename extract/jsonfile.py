@@ -1,8 +1,10 @@
-"""Reading a user's JSON file with errors that name the file and the place."""
+"""Reading a user's JSON file with errors that name the file and the place; and values made safe
+to write as JSON (``json_safe``)."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -119,6 +121,18 @@ def json_error(e: json.JSONDecodeError, unit: str = "file") -> str:
     """``line L, column C: cause`` for a JSON file's error (``json_error_cause``)."""
     line, column = json_error_place(e)
     return f"line {line}, column {column}: {json_error_cause(e, unit)}"
+
+
+def json_safe(value):
+    """``value`` with NaN and infinities as null, in lists and dicts too: JSON has no such numbers
+    (``json.dumps`` would write ``NaN``, which JSON readers refuse)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    return value
 
 
 def json_line_error(e: json.JSONDecodeError) -> str:

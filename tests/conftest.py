@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,14 @@ from graphstore import ConnectionSettings, GraphStore
 from graphstore.embedded import EmbeddedServer
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def generated_block(doc: str, marker: str) -> str | None:
+    """The text between ``<!-- MARKER:begin -->`` and ``<!-- MARKER:end -->`` in ``docs/DOC``: a
+    table a module generates, which its test compares with what the module makes now."""
+    text = (REPO / "docs" / doc).read_text(encoding="utf-8")
+    found = re.search(rf"<!-- {marker}:begin -->\n(.*?)<!-- {marker}:end -->", text, re.S)
+    return found.group(1) if found else None
 
 # AUDIT_TEST_THREADS=N runs the suite with torch on N threads (docs/testing.md): results must not
 # hang on the thread count, which changes the order of float additions. Subprocesses follow it too.

@@ -120,7 +120,7 @@ def estimate_cost(store: GraphStore, spec: ExperimentSpec) -> CostEstimate:
     listed = store.read(Q.RUN_LIST, graph=None)
     done = {r["key"] for r in listed if r["status"] == R.DONE}
     planned = _planned(store, spec, facts, done)
-    past = _past_runs(store, listed, facts, {(p.model, p.mode) for p in planned if not p.done})
+    past = _past_runs(listed, facts, {(p.model, p.mode) for p in planned if not p.done})
     groups = []
     for role in (CELL, TRIAL):
         keys = dict.fromkeys((p.model, p.mode) for p in planned if p.role == role)
@@ -182,15 +182,15 @@ class _ForgetEdges:
         return self.counts[key]
 
 
-def _past_runs(store: GraphStore, listed: list, facts: dict, wanted: set[tuple[str, str]]) -> list[PastRun]:
+def _past_runs(listed: list, facts: dict, wanted: set[tuple[str, str]]) -> list[PastRun]:
+    """The finished runs of ``listed`` (``RUN_LIST``'s rows, read once) that can price ``wanted``."""
     out = []
     for r in listed:
         if r["status"] != R.DONE or (r["model"], r["mode"]) not in wanted or not facts.get(r["graph"]):
             continue
-        node = R.get_run(store, r["key"])
-        if node is None or node.resumed_at or not node.started_at or not node.ended_at:
+        if r["resumed_at"] or not r["started_at"] or not r["ended_at"]:
             continue   # resumed: its start-to-end time spans the pause
-        seconds = (datetime.fromisoformat(node.ended_at) - datetime.fromisoformat(node.started_at)).total_seconds()
+        seconds = (datetime.fromisoformat(r["ended_at"]) - datetime.fromisoformat(r["started_at"])).total_seconds()
         if seconds <= 0:
             continue
         n = facts[r["graph"]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,9 +59,7 @@ def cpu_model() -> str:
             if sep and name.strip() == "model name" and value.strip():
                 return value.strip()
     except OSError:
-        pass
-    import platform
-
+        pass   # no /proc (macOS, Windows): platform's answer below
     return platform.processor() or platform.machine() or "unknown CPU"
 
 

@@ -18,7 +18,6 @@ what it was asked, where it ran, how its losses went, and what it found.
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import sys
@@ -32,6 +31,7 @@ from audit.results import store as R
 from audit.results.schema import Run
 from audit.run.options import options_toml, read_options, resolved_options, unexpressed
 from audit.run.request import RunRequest
+from extract.jsonfile import json_safe
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
@@ -68,7 +68,7 @@ class RunRecord:
         logs each epoch once: those it trains, and the last kept one if its line was lost)."""
         if (phase, epoch) in self._lines():
             return
-        line = {"phase": phase, "epoch": epoch, "loss": _finite(loss), "seconds": seconds, **extra}
+        line = {"phase": phase, "epoch": epoch, "loss": json_safe(loss), "seconds": seconds, **extra}
         with (self.folder / LOSSES).open("a", encoding="utf-8") as out:
             out.write(("\n" if self._cut else "") + json.dumps(line) + "\n")   # past a line cut by a kill
         self._logged.add((phase, epoch))
@@ -97,7 +97,7 @@ class RunRecord:
         if facts:
             results["facts"] = [R.plain(f) for f in facts]
         path = self.folder / RESULTS
-        _write(path, json.dumps(_finite(results), indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n")
+        _write(path, json.dumps(json_safe(results), indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n")
         return path
 
 
@@ -156,17 +156,6 @@ def _json_or_none(text: str) -> dict | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) and "phase" in value and "epoch" in value else None
-
-
-def _finite(value):
-    """NaN and infinities as None: JSON has no such numbers."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    return value
 
 
 def _write(path: Path, text: str) -> None:

@@ -119,7 +119,8 @@ MATCH (r:Run)
 WHERE $graph IS NULL OR r.graph = $graph
 RETURN r.key AS key, r.graph AS graph, r.method AS method, r.mode AS mode, r.model AS model,
        r.selector AS selector, size(r.forget_edges) AS forget_edges, r.status AS status,
-       r.deviation_score AS deviation_score, r.started_at AS started_at, r.ended_at AS ended_at, r.lock AS lock
+       r.deviation_score AS deviation_score, r.started_at AS started_at, r.ended_at AS ended_at,
+       r.resumed_at AS resumed_at, r.lock AS lock
 ORDER BY started_at
 """
 

@@ -29,7 +29,7 @@ from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.types import QAExample
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, optimizer_and_schedule, seed_everything
-from conftest import REPO
+from conftest import generated_block
 from graphstore.errors import ConfigError
 
 ABS = 1e-4
@@ -289,10 +289,9 @@ def test_summary_rows_print_in_order_with_their_direction():
 
 
 def test_docs_run_summary_table_is_generated_from_the_declarations():
-    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- run-summary:begin -->\n(.*?)<!-- run-summary:end -->", text, re.S)
-    assert block, "docs/metrics.md lacks the run-summary markers"
-    assert block.group(1) == summary_markdown(), "regenerate with: python -m audit.measure.measures"
+    block = generated_block("metrics.md", "run-summary")
+    assert block is not None, "docs/metrics.md lacks the run-summary markers"
+    assert block == summary_markdown(), "regenerate with: python -m audit.measure.measures"
 
 
 def test_summary_rows_leave_out_resurfacing_counts_of_nothing_forgotten():

@@ -4,7 +4,6 @@ writes is declared. Its measures come from their one declaration (``audit.measur
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
@@ -15,15 +14,14 @@ from audit.models import quantize
 from audit.questions import probes
 from audit.results import store as R
 from audit.results.schema import NODES, EdgeResult, Prop, Run, markdown, phase_name
-from conftest import REPO, small_pistol_run
+from conftest import generated_block, small_pistol_run
 from graphstore.errors import ConfigError
 
 
 def test_docs_schema_tables_are_generated_from_the_schema():
-    text = (REPO / "docs" / "schema.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- result-schema:begin -->\n(.*?)<!-- result-schema:end -->", text, re.S)
-    assert block, "docs/schema.md lacks the result-schema markers"
-    assert block.group(1) == markdown(), "regenerate with: python -m audit.results.schema"
+    block = generated_block("schema.md", "result-schema")
+    assert block is not None, "docs/schema.md lacks the result-schema markers"
+    assert block == markdown(), "regenerate with: python -m audit.results.schema"
 
 
 def test_the_schema_declares_the_registered_qa_measures():
