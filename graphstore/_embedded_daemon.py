@@ -123,7 +123,6 @@ def main(argv: list[str] | None = None) -> int:
     start_jvm(heap_size=args.heap or "4g")
     _allow_file_urls(os.environ.get(ENV_ALLOW_FILE_URLS, "") == "1")
     _set_command_timeout(args.query_timeout)
-    server = None
     for attempt in range(5):  # a picked port can be taken before the engine binds it
         bolt_port, http_port = free_port(), free_port()
         server = arcadedb.create_server(

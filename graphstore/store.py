@@ -13,7 +13,7 @@ import contextlib
 import functools
 import shutil
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Literal, Sequence, TypedDict
 
 import neo4j
 from neo4j import GraphDatabase
@@ -30,9 +30,11 @@ from graphstore.settings import ENV_MAX_ROWS, ConnectionSettings
 
 DEFAULT_BATCH_ROWS = 2000
 Progress = Callable[[int], None]
-
-
 DISK_NEARLY_FULL = 32 * 2**20   # bytes: below this, an engine failure on the embedded store is put down to the disk
+
+
+class _SessionOptions(TypedDict, total=False):
+    notifications_min_severity: Literal["OFF"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ class GraphStore:
         # the driver logs as warnings on stderr; our fixed queries expect them, so the server is
         # asked not to send any. The embedded engine sends none (and its Bolt version predates
         # the option).
-        self._session_options = {"notifications_min_severity": "OFF"} if self.engine == "neo4j" else {}
+        self._session_options: _SessionOptions = {"notifications_min_severity": "OFF"} if self.engine == "neo4j" else {}
         # a client busy elsewhere for longer than the idle timeout keeps its server
         self._heartbeat = embedded.heartbeat() if embedded is not None else None
 
@@ -97,11 +99,13 @@ class GraphStore:
             recover = (f" (its credentials file replaced or lost?): run `audit server stop --store {embedded.store_dir}` "
                        "and try again")
         else:
+            if settings.uri is None or settings.user is None or settings.password is None:
+                raise ConfigError("a Bolt server needs a URI, a user and a password (ConnectionSettings.resolve)")
             uri, auth = settings.uri, (settings.user, settings.password)
             where, recover = settings.uri, ""
         driver = _connect(uri, auth, where, recover)
         reader = None
-        if reader_auth is not None:
+        if embedded is not None and reader_auth is not None:
             try:
                 reader = _connect(uri, reader_auth, where)
             except StoreError as e:
@@ -254,7 +258,7 @@ class GraphStore:
             with self._session(driver, mode) as session:
                 result = session.run(neo4j.Query(query, timeout=timeout), params)
                 columns = list(result.keys())
-                rows = []
+                rows: list[list] = []
                 for record in result:   # fetched in batches: memory grows with what is kept, so keep a bound
                     if not allow_write and len(rows) >= self.settings.max_rows:
                         raise QueryError(f"the query returns more than {self.settings.max_rows:,} rows; add a LIMIT, "
@@ -316,9 +320,9 @@ class GraphStore:
                                  "use 70 % of its heap) and nothing was written; give the server more heap "
                                  "(server.memory.heap.max_size; NEO4J_HEAP_SIZE in docker/compose.yaml)") from e
             self._raise_if_disk_full(e)
-            error = StoreError(f"{self.engine} failed: {_first_line(e.message)} (code {e.code})")
-            error.retryable = e.is_retryable() or "retry" in (e.message or "").lower()
-            raise error from e
+            failure = StoreError(f"{self.engine} failed: {_first_line(e.message)} (code {e.code})")
+            failure.retryable = e.is_retryable() or "retry" in (e.message or "").lower()
+            raise failure from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreError(f"lost the connection to {self.location}: {e}") from e
 

@@ -233,11 +233,14 @@ def _parse_contract(path: Path, edge: _Edge, records: list, templates: TemplateS
             raise InputDataError(
                 path, f"edge {edge.label} mixes {edge.contract.domain} and {found[0][0].domain} questions", i)
         candidates[i] = [(a, p) for c, a, p in found if edge.contract is None or c is edge.contract]
-    c = edge.contract
     # The party names come from the name answers, whose questions have one template each.
     for i, options in candidates.items():
         if len(options) == 1:
             _record_value(path, edge, options[0][0], records, i, suffix)
+    c = edge.contract
+    if c is None:
+        raise InputDataError(path, f"edge {edge.label}: its questions match templates of more than one "
+                                   "contract type", edge.first_record)
     missing = [a for a in (c.head_name, c.tail_name, c.date) if a not in edge.values]
     if missing:
         raise InputDataError(
@@ -318,22 +321,23 @@ def _assign_names(path: Path, edges: "OrderedDict[str, _Edge]") -> tuple[dict, d
                     raise InputDataError(
                         path, f"edge {edge.label}: entity {known!r} is {names[known]!r} elsewhere, but this "
                               f"contract is between {pair[0]!r} and {pair[1]!r}", edge.first_record)
-                other = pair[1] if names[known] == pair[0] else pair[0]
+                other_name = pair[1] if names[known] == pair[0] else pair[0]
                 if unknown not in names:
-                    names[unknown] = other
+                    names[unknown] = other_name
                     queue.append(unknown)
-                elif names[unknown] != other:
+                elif names[unknown] != other_name:
                     raise InputDataError(
                         path, f"edge {edge.label}: entity {unknown!r} is {names[unknown]!r} elsewhere, but "
-                              f"here it would be {other!r}", edge.first_record)
-        edge = next((e for e in unvisited if e.label not in resolved), None)
-        if edge is None:
+                              f"here it would be {other_name!r}", edge.first_record)
+        undecided = next((e for e in unvisited if e.label not in resolved), None)
+        if undecided is None:
             break
-        names[edge.ends[0]], names[edge.ends[1]] = edge.head_name, edge.tail_name
-        queue.extend(edge.ends)
+        names[undecided.ends[0]], names[undecided.ends[1]] = undecided.head_name, undecided.tail_name
+        queue.extend(undecided.ends)
     addresses: dict[str, str] = {}
     for edge in edges.values():
         c = edge.contract
+        assert c is not None  # _parse_contract gave every edge its contract
         head, tail = _oriented_ends(edge, names)
         for label, attribute in ((head, c.head_address), (tail, c.tail_address)):
             value, i = edge.values[attribute]
@@ -353,7 +357,9 @@ def _entity_kinds(path: Path, edges: "OrderedDict[str, _Edge]", names: dict) -> 
     kinds: dict[str, str] = {}
     for edge in edges.values():
         head, tail = _oriented_ends(edge, names)
-        for label, kind in ((head, edge.contract.head_kind), (tail, edge.contract.tail_kind)):
+        c = edge.contract
+        assert c is not None  # _parse_contract gave every edge its contract
+        for label, kind in ((head, c.head_kind), (tail, c.tail_kind)):
             if kinds.setdefault(label, kind) != kind:
                 raise InputDataError(
                     path, f"entity {label!r} ({names[label]}) is a {kinds[label]} in one contract and a "

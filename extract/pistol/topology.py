@@ -238,9 +238,11 @@ def build_topology(family: str, nodes: int, seed: int = 0, p: float | None = Non
             users = [f for f, param in _REQUIRED.items() if param == name]
             raise ConfigError(f"{name} applies only to the {', '.join(users)} topology, not to {family}")
     if family == "erdos_renyi":
+        assert p is not None  # checked above: erdos_renyi needs p
         if isinstance(p, (int, float)) and isinstance(nodes, int) and not isinstance(nodes, bool):
             _check_edge_count(p * nodes * (nodes - 1) / 2, family)
         return erdos_renyi(nodes, p, seed)
     if family == "barabasi_albert":
+        assert m is not None  # checked above: barabasi_albert needs m
         return barabasi_albert(nodes, m, seed)
     return FAMILIES[family](nodes)

@@ -199,7 +199,8 @@ class Mentions:
                     if not modifier_name(token):  # "the ASX-listed grower" is no antecedent of "the company"
                         history.append((s, i, name, self.kinds.get(name) or self.kinds.get(token.text, "")))
                     continue
-                want, noun = None, None
+                want: tuple[str, ...] | None = None
+                noun: str | None = None
                 if not token.ent_type_ and lower in PERSON_PRONOUNS:
                     want = ("person",)
                 elif not token.ent_type_ and lower in THING_PRONOUNS and (i == first or lower == "its"):
@@ -241,8 +242,8 @@ class Mentions:
                         token.i == _first_word(sentence) and one_english_word(token.text)):
                     name = self.name(token.i)
                     if (self.kinds.get(name) or self.kinds.get(token.text)) == "organization" \
-                            and max(self.scores.get(name, {}).get("organization", 0),
-                                    self.scores.get(token.text, {}).get("organization", 0)) >= 2:
+                            and max(self.scores.get(name, collections.Counter()).get("organization", 0),
+                                    self.scores.get(token.text, collections.Counter()).get("organization", 0)) >= 2:
                         return name
         return None
 
@@ -265,7 +266,8 @@ class Mentions:
                 return kind == "organization" and (name.endswith("s") or bool(
                     {w.lower() for w in name.split()} & word_set("team_words")))
             if want == ("role",):
-                return kind == "person" and any(r == noun or r.endswith(" " + noun) for r in self.roles.get(name, ()))
+                return kind == "person" and noun is not None and any(
+                    r == noun or r.endswith(" " + noun) for r in self.roles.get(name, ()))
             if want == ("person",) and gender and self.gender.get(name) not in (None, gender):
                 return False
             if noun is not None:  # "the airline": Skyward Airlines

@@ -95,7 +95,7 @@ def read_corpus(path: str | Path, split: str, options: CorpusOptions = CorpusOpt
         raw = _jsonl_documents(path, text, options.text_field)
     else:
         raw = _json_documents(path, text, options.text_field)
-    documents = []
+    documents: list[Document] = []
     for where, body in raw:
         if not body.strip():
             report.empty_skipped += 1
@@ -116,7 +116,9 @@ def _plain_documents(text: str, one_per_line: bool) -> list[tuple[str, str]]:
     lines = text.splitlines()
     if one_per_line:
         return [(f"line {i}", line.strip()) for i, line in enumerate(lines, 1)]
-    out, block, first = [], [], 0
+    out: list[tuple[str, str]] = []
+    block: list[str] = []
+    first = 0
     for i, line in enumerate(lines, 1):
         if line.strip():
             if not block:

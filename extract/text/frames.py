@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass
 
 NAMES = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
-KINDS = {
+KINDS: dict[str, tuple[str, ...] | None] = {
     "NAME": NAMES,
     "PLACE": NAMES + ("COUNTRY", "CONTINENT"),
     "SUBJ": NAMES + ("PRON",),          # a name or a pronoun standing for the document's subject
@@ -114,10 +114,11 @@ def compile_pattern(pattern: str) -> re.Pattern:
                 body = r"[^ #|]+\|[^ #]+|(?:%s)%s#\d+" % ("|".join(CLASS_ENTITIES), _TYPE)
                 out.append(f"(?P<{role}>(?: (?:{body}))+)" if role else f"(?: (?:{body}))+")
                 continue
-            elif kind in TYPED_KINDS:
-                body = r"(?:%s)@%s#\d+" % ("|".join(KINDS[kind]), TYPED_KINDS[kind])
             else:
-                body = r"(?:%s)%s#\d+" % ("|".join(KINDS[kind]), _TYPE)
+                entities = KINDS[kind]
+                assert entities is not None  # only WORD, WORDS and CLASS match plain tokens
+                suffix = "@%s" % TYPED_KINDS[kind] if kind in TYPED_KINDS else _TYPE
+                body = r"(?:%s)%s#\d+" % ("|".join(entities), suffix)
             out.append(f" (?P<{role}>{body})" if role else f" {body}")
         else:
             alts = "|".join(re.escape(w) for w in word.split("|"))

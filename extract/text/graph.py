@@ -17,7 +17,7 @@ import collections
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from graphstore.errors import InputDataError
 from graphstore.records import (EntityRecord, FactRecord, GraphRecord, PassageRecord, entity_key, fact_key,
@@ -27,6 +27,11 @@ from extract.text.corpus import CorpusOptions, CorpusReport, read_corpus
 from extract.text.normalize import (NameIndex, canonical, display_name, normalize_name, relations, relations_version,
                                resolve_short_mentions)
 from extract.text.units import Document, Passage, Triple
+
+if TYPE_CHECKING:  # both are imported where a build runs
+    from spacy.tokens import Span
+
+    from extract.text.rebel import RebelExtractor
 
 EXTRACTORS = ("rules", "rebel")
 MAX_NAME_CHARS = 200   # longer "names" are extraction accidents; they would also make keys unwieldy
@@ -69,7 +74,8 @@ class TextCorpus:
     extractor_version: str = ""
 
 
-def segment(doc, document: Document, prefix: str, max_tokens: int, max_sentences: int) -> list[tuple[Passage, list]]:
+def segment(doc, document: Document, prefix: str, max_tokens: int,
+            max_sentences: int) -> list[tuple[Passage, list[Span]]]:
     """Cut a spaCy ``doc`` into passages of whole sentences (a sentence longer than
     ``max_tokens`` is cut into windows of that many tokens)."""
     pieces = []
@@ -78,7 +84,8 @@ def segment(doc, document: Document, prefix: str, max_tokens: int, max_sentences
             continue
         for start in range(sentence.start, sentence.end, max_tokens):
             pieces.append(doc[start:min(start + max_tokens, sentence.end)])
-    out, group = [], []
+    out: list[tuple[Passage, list[Span]]] = []
+    group: list[Span] = []
 
     def close():
         if not group:
@@ -102,7 +109,7 @@ def segment(doc, document: Document, prefix: str, max_tokens: int, max_sentences
 
 def _file_prefixes(graph: str, files: list[tuple[str, Path]]) -> dict[tuple[str, Path], str]:
     """``<graph>/<split>/<file stem>``, numbered when two files of a split share a stem."""
-    seen = collections.Counter()
+    seen: collections.Counter[tuple[str, str]] = collections.Counter()
     out = {}
     for split, path in files:
         stem = path.stem or "corpus"
@@ -160,6 +167,7 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
     def extract_pending() -> None:
         # One extract call over several documents, so that a GPU gets full batches of chunks
         # (a news article is a few passages); mentions are still resolved per document.
+        assert rebel is not None  # only REBEL's documents wait
         found = rebel.extract([p for parts in pending for p in parts])
         by_passage: dict[str, list[Triple]] = {}
         for t in found:
@@ -177,6 +185,7 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
                             options.passage_sentences)
             passages.extend(p for p, _ in parts)
             if rules is None:
+                assert rebel is not None  # the extractor is "rules" or "rebel"
                 pending.append([p for p, _ in parts])
                 if sum(map(len, pending)) >= REBEL_POOL_BATCHES * rebel.batch_size:
                     extract_pending()
@@ -192,9 +201,10 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
     return TextCorpus(graph, corpora.documents, passages, kept, corpora.reports, len(triples) - len(kept), version)
 
 
-def _rebel(options: TextBuildOptions):
+def _rebel(options: TextBuildOptions) -> RebelExtractor:
     from extract.text.normalize import rebel_relation_ids
     from extract.text.rebel import RebelExtractor
+    assert options.rebel_model is not None  # TextBuildOptions asks rebel for a model
     return RebelExtractor(options.rebel_model, rebel_relation_ids(), device=options.rebel_device,
                           batch_size=options.rebel_batch_size)
 

@@ -219,7 +219,7 @@ def position_name(role: str) -> str:
 
 
 def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | None, org: tuple[str, str] | None,
-               mentions: Mentions, make) -> list[Triple]:
+               mentions: Mentions, make) -> list[Triple | None]:
     """The facts of one ``@`` fact of a news frame (see the module).
 
     Args:
@@ -232,7 +232,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     """
     name = head[0]
     person = mentions.kind(name) == "person"
-    out: list[Triple] = []
+    out: list[Triple | None] = []
     if relation == "@won" and org is not None:
         prize = org[0]
         if {w.lower() for w in prize.split()} & word_set("award_words"):
@@ -242,9 +242,10 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         return out
     if relation in ("@class", "@country"):  # "the Japanese conglomerate Hoshida Holdings", "Spain's largest lender"
         kind = org_class(role[0], mentions.kind(name) == "organization") if role is not None else None
-        if kind:
-            out.append(make(name, "P31", kind, "organization", "class") if relation == "@class"
-                       else make(name, "P17", org[0], "organization", "place"))
+        if kind and relation == "@class":
+            out.append(make(name, "P31", kind, "organization", "class"))
+        elif kind and org is not None:
+            out.append(make(name, "P17", org[0], "organization", "place"))
         return out
     if relation in ("@party", "@seat", "@league", "@of", "@employer", "@trade"):
         return member_facts(relation, head, role, org, person, make)
@@ -267,12 +268,12 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
             category = "player" if team else "staff"
     else:
         party, position = party_in_role(role[0]) if role else (None, "")
-        if party:  # "Labour MP Rachel Osei": a member of the party, and an MP
+        if party and role is not None:  # "Labour MP Rachel Osei": a member of the party, and an MP
             out.append(make(name, "P102", party, "person", "organization"))
             role = (position, role[1])
         category = role_category(role[0]) if role else ""
-    if category == "player" and role is not None and (played := playing_position(role[0])):
-        out.append(make(name, "P413", played, "person", "position"))
+    if category == "player" and role is not None and (position_played := playing_position(role[0])):
+        out.append(make(name, "P413", position_played, "person", "position"))
     if category == "head" and role is not None and len(role[0].split()) > 1 \
             and (role[0].lower().split()[0] not in ("managing", "executive", "director", "director-general")
                  or " of " in role[0].lower()):
@@ -319,10 +320,8 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         # a team's manager coaches it; elsewhere a manager may run a plant or raise its funds: works there
         category = "head" if role[0].lower().split()[0] in ("general", "managing", "executive") else "staff"
     relation_id, org_first = ORGANISATION_SIDE.get(category, ("P108", False))
-    if org_first:
-        out.append(make(org[0], relation_id, name, "organization", "person"))
-    else:
-        out.append(make(name, relation_id, org[0], "person", "organization"))
+    out.append(make(org[0], relation_id, name, "organization", "person") if org_first
+               else make(name, relation_id, org[0], "person", "organization"))
     return out + position_at(name, role, category, org[0], make)
 
 
@@ -332,7 +331,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
 EMPLOYED = frozenset({"chief_executive", "head", "coach"})
 
 
-def position_at(name: str, role: tuple[str, str] | None, category: str, org: str, make) -> list[Triple]:
+def position_at(name: str, role: tuple[str, str] | None, category: str, org: str, make) -> list[Triple | None]:
     """The person's side of a position at an organisation: "Harbourline's chief executive, Amira
     Haddad" says the firm's chief executive (``P169``, made by the caller), and also that she
     holds the position "chief executive" (``P39``) and works for Harbourline (``P108``). These

@@ -25,6 +25,8 @@ import re
 import spacy
 from spacy.language import Language
 from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.pipeline import EntityRuler, Lemmatizer
+from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
@@ -126,11 +128,8 @@ def sport_names() -> dict[str, str]:
     >>> sport_names()["footballer"]
     'association football'
     """
-    out = {}
-    for sport in gazetteer()["sports"]:
-        for word in [sport["name"], *sport["aliases"], *sport["players"]]:
-            out[word.lower()] = sport["name"]
-    return out
+    return {word.lower(): sport["name"] for sport in gazetteer()["sports"]
+            for word in [sport["name"], *sport["aliases"], *sport["players"]]}
 
 
 @functools.lru_cache(maxsize=1)
@@ -187,10 +186,8 @@ def name_spans(doc: Doc) -> Doc:
     country's national team ("Germany national team") one NAME.
     """
     spans = _quoted_titles(doc) + _national_teams(doc)
-    taken = [False] * len(doc)
-    for span in spans:
-        for i in range(span.start, span.end):
-            taken[i] = True
+    covered = {i for span in spans for i in range(span.start, span.end)}
+    taken = [i in covered for i in range(len(doc))]
     spans += _capital_runs(doc, taken)
     doc.ents = filter_spans(list(doc.ents) + spans)
     return doc
@@ -375,21 +372,24 @@ def load_pipeline(spacy_model: str | None = None) -> Language:
                              config={"overwrite_ents": True})
     else:
         nlp = spacy.blank("en")
+        tokenizer = nlp.tokenizer
+        assert isinstance(tokenizer, Tokenizer)  # spaCy types a pipeline's tokenizer as any callable
         # "1426–1494": an en dash between digits splits, as a hyphen does, so both years are dates
-        infixes = list(nlp.Defaults.infixes) + [r"(?<=[0-9])[–—](?=[0-9])"]
-        nlp.tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
+        infixes = list(nlp.Defaults.infixes or ()) + [r"(?<=[0-9])[–—](?=[0-9])"]
+        tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
         for abbreviation in NAME_ABBREVIATIONS:
-            nlp.tokenizer.add_special_case(abbreviation, [{"ORTH": abbreviation}])
+            tokenizer.add_special_case(abbreviation, [{"ORTH": abbreviation}])
         nlp.add_pipe("line_breaks")
         nlp.add_pipe("sentencizer")
         ruler = nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": None})
-    nlp.add_pipe("lemmatizer", name="lookup_lemmatizer", config={"mode": "lookup"})
+    lemmatizer = nlp.add_pipe("lemmatizer", name="lookup_lemmatizer", config={"mode": "lookup"})
+    assert isinstance(ruler, EntityRuler) and isinstance(lemmatizer, Lemmatizer)  # add_pipe's type: any component
     ruler.add_patterns(ruler_patterns())
     nlp.add_pipe("name_spans")
     nlp.add_pipe("news_spans")
     nlp.add_pipe("merge_entities")
     try:
-        nlp.get_pipe("lookup_lemmatizer").initialize()
+        lemmatizer.initialize()
     except (ValueError, OSError) as e:
         raise ConfigError(f"spaCy's lookup lemmas are missing ({e}); pip install spacy-lookups-data") from e
     nlp.max_length = 2_000_000

@@ -55,6 +55,9 @@ def read_abstracts(path: Path) -> list[Abstract]:
             record = strict_loads(line)
         except json.JSONDecodeError as e:
             raise InputDataError(path, f"line {number}: not JSON at {json_line_error(e)}") from None
+        if not isinstance(record, dict):
+            raise InputDataError(path, f"line {number}: not an abstract with text and triples "
+                                       f"(a JSON {type(record).__name__}, not an object)")
         try:
             triples = tuple((t["subject"]["surfaceform"], t["predicate"]["surfaceform"], t["object"]["surfaceform"])
                             for t in record.get("triples", []))

@@ -277,10 +277,7 @@ def _all_role_words(doc: Doc, ent: Span, ending_in_head: bool = False) -> bool:
 def _role_spans(doc: Doc, kept: list[Span]) -> list[Span]:
     """Positions outside names: modifiers and position nouns up to the last noun ("first-team
     coach", "chief economist"); a modifier-only NAME just before ("Opposition") joins them."""
-    owner = {}
-    for ent in kept:
-        for i in range(ent.start, ent.end):
-            owner[i] = ent
+    owner = {i: ent for ent in kept for i in range(ent.start, ent.end)}
     spans = []
     i = 0
     while i < len(doc):

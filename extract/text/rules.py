@@ -130,8 +130,9 @@ class RulesExtractor:
             here += [Triple(display_name(h), rel, display_name(t), passage, self.name, "person", kind, sentence.text)
                      for h, rel, t, kind in description_facts(sentence, mentions)]
             sheet, team = team_sheet(sentence, mentions, team)
-            sheets += [Triple(display_name(p), "P54", display_name(team), passage, self.name, "person", "organization",
-                              sentence.text) for p in sheet]  # a team sheet says it is a team: no sport needed
+            if team is not None:  # a team sheet says it is a team: no sport needed
+                sheets += [Triple(display_name(p), "P54", display_name(team), passage, self.name, "person",
+                                  "organization", sentence.text) for p in sheet]
             found += drop_kin_chains(here) + _country_of_located(here)
         persons = mentions.certain_persons  # a name shaped like a person's is not enough here
         return drop_general_positions(_drop_story_placed(_resolve(found, phrases, persons), mentions)) + sheets
@@ -156,7 +157,9 @@ class RulesExtractor:
         if ref is None or role not in lists:
             return [ref]
         out = [ref]
-        j = int(_ENTITY_REF.match(ref).group(2)) + 1
+        first = _ENTITY_REF.match(ref)
+        assert first is not None  # a list role is an entity's role: "NAME#5"
+        j = int(first.group(2)) + 1
         while j < sentence.end:
             k, last = j, False
             if doc[k].text == ",":
@@ -194,7 +197,7 @@ class RulesExtractor:
             org = (org[0], "ORG")  # "a specialist at the Rijksbureau": what one works at is an organisation
         subject, lead = context[1], context[0].lead
         category = role_category(role[0]) if role is not None else ""
-        if relation == "@role" and "org" not in groups and category in STORY_ROLES \
+        if relation == "@role" and "org" not in groups and role is not None and category in STORY_ROLES \
                 and (category != "head" or role[0].lower().startswith("managing")) \
                 and not owned_role(doc, groups.get("role")) and not placed_after(doc, groups.get("head")):
             if lead is not None:
@@ -219,10 +222,10 @@ class RulesExtractor:
             return None
         (head_text, head_label), (tail_text, tail_label) = head, tail
         if tail_label == "NORP":
-            tail_text = demonym_countries().get(tail_text.lower())
-            tail_label = "COUNTRY"
-            if tail_text is None:
+            country = demonym_countries().get(tail_text.lower())
+            if country is None:
                 return None
+            tail_text, tail_label = country, "COUNTRY"
         elif tail_label == "COUNTRY":
             tail_text = country_aliases().get(tail_text.lower(), tail_text)
         if head_label in ("COUNTRY", "CONTINENT"):

@@ -29,7 +29,9 @@ def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[s
     Without ``mentions``, a sentence-initial pronoun or "the" + a generic noun ("The company")
     becomes ``PRON#i`` (the document's subject, for the caller to fill in).
     """
-    parts, starts, tokens = [], [], []
+    parts: list[str] = []
+    starts: list[int] = []
+    tokens: list[int] = []
     first = True
     skip_next_article = False
     length = 0

@@ -74,7 +74,9 @@ def open_text(path: Path, digest=None) -> Iterator[io.TextIOBase]:
             raise InputDataError(path, f"cannot read: {e.strerror or e}") from e
         magic = raw.read(3)
         raw.seek(0)
-        stream = io.BufferedReader(_HashingReader(raw, digest)) if digest is not None else raw
+        stream: io.BufferedReader | gzip.GzipFile | bz2.BZ2File = raw
+        if digest is not None:
+            stream = io.BufferedReader(_HashingReader(raw, digest))
         if magic[:2] == b"\x1f\x8b":
             stream = stack.enter_context(gzip.GzipFile(fileobj=stream, mode="rb"))
         elif magic == b"BZh":

@@ -297,6 +297,7 @@ def _other_value(prop: str, claims: Claims, p: _Person, pools: WikidataPools, id
             year, month, day, _ = _date(rng, p.birth[0] - 3, p.birth[0] + 3)
             value = time_value(year, month, day, 11)
         elif prop == "P2048":
+            assert p.height is not None  # P2048 is picked only for a person with a height claim
             value = quantity_value(round(p.height + rng.choice((-1, 1)) * rng.randint(1, 4) / 100, 2), _METRE)
         else:
             kind, pool = {"P19": ("city", [c.name for c in pools.cities]),
@@ -320,6 +321,7 @@ def _property_entity(prop: str) -> dict:
 
 def _value_rows(pools: WikidataPools) -> list[tuple]:
     """Every value item in id order: ``(kind, name, description, [(property, kind, name), ...])``."""
+    rows: list[tuple[str, str, str, list[tuple[str, str, str]]]]
     rows = [("gender", g, "gender identity", []) for g in pools.genders]
     rows += [("language", lang, "language", []) for lang in pools.languages]
     rows += [("country", c.name, "country", [("P37", "language", lang) for lang in c.languages])

@@ -304,8 +304,10 @@ def _graph_record(graph: str, path: Path, subjects: list[_Subject], labels: dict
 def _tail(value: Value, labels: dict) -> tuple[str, str, int]:
     """(local id of the value's entity, its text, 1 if a label was missing else 0)."""
     if value.value_type == "item":
-        label = labels.get(value.item)
-        return value.item, label or value.item, int(label is None)
+        qid = value.item
+        assert qid is not None  # an item value always carries its Q-id
+        label = labels.get(qid)
+        return qid, label or qid, int(label is None)
     text, missing = value.text, 0
     if value.unit:
         unit = labels.get(value.unit)
@@ -318,7 +320,7 @@ def _tail(value: Value, labels: dict) -> tuple[str, str, int]:
 
 
 def _value_entity(graph: str, local: str, text: str, value: Value, missing: int) -> EntityRecord:
-    props = {"label_missing": bool(missing)}
+    props: dict[str, bool | int] = {"label_missing": bool(missing)}
     if value.precision is not None:
         props["precision"] = value.precision
     return EntityRecord(entity_key(graph, local), graph, text, value.value_type, local, props)

@@ -4,6 +4,7 @@ times and quantities, in exactly the shape of a Wikidata dump entity."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 CALENDAR = "http://www.wikidata.org/entity/Q1985727"  # proleptic Gregorian calendar
 
@@ -17,7 +18,7 @@ class Claims:
 
     def add(self, prop: str, datavalue: dict | None, rank: str = "normal") -> None:
         """Append a statement; ``datavalue=None`` makes a ``somevalue`` snak (value unknown)."""
-        snak = {"snaktype": "value" if datavalue else "somevalue", "property": prop}
+        snak: dict[str, str | dict] = {"snaktype": "value" if datavalue else "somevalue", "property": prop}
         if datavalue:
             snak["datavalue"] = datavalue
         snak["datatype"] = self.datatypes[prop]
@@ -46,7 +47,7 @@ def quantity_value(amount: float, unit: str) -> dict:
     return {"value": {"amount": f"+{text}", "unit": unit}, "type": "quantity"}
 
 
-def entity_json(qid: str, label: str, description: str, claims: dict, aliases: list[str] = ()) -> dict:
+def entity_json(qid: str, label: str, description: str, claims: dict, aliases: Sequence[str] = ()) -> dict:
     return {"type": "item", "id": qid, "labels": {"en": {"language": "en", "value": label}},
             "descriptions": {"en": {"language": "en", "value": description}},
             "aliases": {"en": [{"language": "en", "value": a} for a in aliases]} if aliases else {},

@@ -93,7 +93,10 @@ def statement_values(pid: str, statements: list, where: str, skips: Skips) -> li
         datavalue = snak.get("datavalue")
         if not isinstance(datavalue, dict) or "value" not in datavalue:
             raise BadValue(f"{pid}: a value snak without a datavalue")
-        datatype = snak.get("datatype") or _DATAVALUE_TYPES.get(datavalue.get("type"), datavalue.get("type"))
+        value_kind = datavalue.get("type")
+        if isinstance(value_kind, str):
+            value_kind = _DATAVALUE_TYPES.get(value_kind, value_kind)
+        datatype = snak.get("datatype") or value_kind
         if datatype in NOT_RENDERED:
             skips.add(f"datatype {datatype} (not rendered)", where)
             continue
