@@ -6,7 +6,7 @@ pairs an edge) and each engine, on a fresh store:
 - structure: degrees, components, densities (graphstore.structure, union-find);
 - a 1,500-QA evaluation's graph I/O: the top-degree selection (75 edges x 20 QA pairs), the run's
   read of every edge with its QA pairs (audit.run.qa.load_graph_edges), the Run node, and the
-  75 per-edge results written back (audit.results.store.write_results), then read back; once
+  75 per-edge results written back (audit.results.repository.write_results), then read back; once
   cold (right after the build on a fresh server) and the best of three more (warm).
 Prints seconds per step and engine, and the ratio Neo4j / embedded (< 1: Neo4j is faster).
 
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO)]
 sys.path.append(str(REPO / "tests"))
 
-from audit.results import store as R                         # noqa: E402
+from audit.results import repository as R                         # noqa: E402
 from audit.run.qa import load_graph_edges                    # noqa: E402
 from extract.pistol.generate import generate_pistol, write_dataset  # noqa: E402
 from extract.pistol.load import load_pistol                  # noqa: E402

@@ -46,7 +46,7 @@ from audit.measure import evaluate as E  # noqa: E402
 from audit.models.encoding import QAEncoder  # noqa: E402
 from audit.models.load import select_hardware  # noqa: E402
 from audit.questions.probes import load_probe_templates, probes  # noqa: E402
-from audit.results import store as R  # noqa: E402
+from audit.results import repository as R  # noqa: E402
 from audit.run.injection import inject, load_injected_model  # noqa: E402
 from audit.run.methods import default_unlearn_lr, method_class  # noqa: E402
 from audit.run.qa import load_graph_edges  # noqa: E402

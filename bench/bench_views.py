@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from audit.results import store as R  # noqa: E402
+from audit.results import repository as R  # noqa: E402
 from audit.results.leakage import run_leakage, write_browser_leakage  # noqa: E402
 from audit.views.report import write_report  # noqa: E402
 from audit.views.graph import build_view  # noqa: E402

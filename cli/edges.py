@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from audit.results import store as R
+from audit.results import repository as R
 from audit.results.resurfaced import EDGE_COLUMNS
 from audit.results.schema import EdgeResult
 from audit.measure.leakage import LeakageThresholds, borderline, classify

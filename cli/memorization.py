@@ -85,7 +85,7 @@ def memorization(graph_name, subjects, properties, model, run_id, preset, proper
       audit memorization --graph people --model ./m --preset wikimem --property P106 --property P27
     """
     # The measure needs torch and transformers: imported here, so the command line starts fast.
-    from audit.results.store import read_fact_results
+    from audit.results.repository import read_fact_results
     from audit.run.memorization import MemorizationRequest, run_memorization
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")

@@ -23,7 +23,7 @@ from graphstore.progress import say
 
 D = DEFAULTS
 SUMMARY_COLUMNS = ["measure", "before", "after", "change", "better"]
-RUN_ID_CHARS = 128   # audit.results.store.run_key
+RUN_ID_CHARS = 128   # audit.results.repository.run_key
 
 
 def _options(text: tuple[str, ...]) -> dict[str, str]:

@@ -6,12 +6,12 @@ import json
 
 import click
 
-from audit.results import store as R
+from audit.results import repository as R
 from audit.run.lock import held
 from cli.common import connection_options, emit_rows, format_option
 from extract.jsonfile import json_safe
 from graphstore import GraphStore
-from graphstore import queries as Q
+from audit.results import queries as RQ
 
 COLUMNS = ["key", "graph", "method", "mode", "model", "selector", "forget_edges", "status", "deviation_score",
            "started_at", "ended_at"]
@@ -54,7 +54,7 @@ def runs(run_id, graph_name, delete, fmt, settings):
             return
         if graph_name is not None:
             store.graph(graph_name)
-        rows = store.read(Q.RUN_LIST, graph=graph_name)
+        rows = store.read(RQ.RUN_LIST, graph=graph_name)
     for r in rows:   # a run marked running whose process is gone (killed, machine restarted) says so
         if r["status"] == R.RUNNING and held(r["lock"]) is False:
             r["status"] = "running (process gone)"

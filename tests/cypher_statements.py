@@ -1,7 +1,8 @@
 """Every Cypher statement the project sends or shows, gathered for the Neo4j 5 conformance test:
 
-- the named queries of ``graphstore/queries/`` (strings and tuples of strings) and what its
-  builder functions return for every whitelisted argument;
+- the named queries of the query modules, ``graphstore/queries/`` and ``audit/results/queries.py``
+  (strings and tuples of strings), and what their builder functions return for every whitelisted
+  argument;
 - the queries of the Neo4j Browser guide (``docker/neo4j/guides/*.html``, ``<pre mode="cypher">``);
 - ```` ```cypher ```` blocks in ``docs/*.md`` and the README;
 - the Cypher of ``audit query`` and ``--cypher`` examples (in double quotes) in ``--help`` texts,
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from audit.results import queries as RQ
 from graphstore import queries as Q
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,16 +35,22 @@ def _shell_unquote(text: str) -> str:
     return text.replace("\\\\$", "$").replace("\\$", "$").replace('\\"', '"')
 
 
+# The query modules, as the conformance test names their statements.
+QUERY_MODULES = {"queries": Q, "results.queries": RQ}
+
+
 def from_queries_module() -> list[tuple[str, str]]:
     out = []
-    for name, value in vars(Q).items():
-        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
-            continue
-        if isinstance(value, str) and re.search(r"\b(MATCH|RETURN|CREATE|MERGE|UNWIND|CALL|DELETE|SET)\b", value):
-            out.append((f"queries.{name}", value))
-        elif isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
-            out += [(f"queries.{name}[{i}]", v) for i, v in enumerate(value)]
-    out += [(f"queries.leakage_create({status!r})", Q.leakage_create(status)) for status in Q.LEAKAGE_TYPES]
+    for prefix, module in QUERY_MODULES.items():
+        for name, value in vars(module).items():
+            if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+                continue
+            if isinstance(value, str) and re.search(r"\b(MATCH|RETURN|CREATE|MERGE|UNWIND|CALL|DELETE|SET)\b", value):
+                out.append((f"{prefix}.{name}", value))
+            elif isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+                out += [(f"{prefix}.{name}[{i}]", v) for i, v in enumerate(value)]
+    out += [(f"results.queries.leakage_create({status!r})", RQ.leakage_create(status))
+            for status in RQ.LEAKAGE_TYPES]
     return out
 
 

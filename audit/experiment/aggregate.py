@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from audit.experiment.cells import CELL
 from audit.experiment.stats import Components, Correlation, Interval, components, spearman, t_interval
 from audit.measure import metrics as M
-from audit.results import store as R
+from audit.results import repository as R
 from audit.results.resurfaced import MIA_ATTACKS
 from audit.results.schema import EdgeResult, phase_name
 from graphstore import GraphStore

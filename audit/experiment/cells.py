@@ -20,12 +20,13 @@ from audit.config import ResurfacingConfig, TrainingDataConfig
 from audit.experiment.grid import Cell, chosen_rates, expand, protocol_trials, trial_run_id
 from audit.experiment.run_table import TRAINING_OPTIONS, injection_config, resurfacing_config, unlearn_config
 from audit.experiment.spec import ExperimentSpec
-from audit.results import store as R
+from audit.results import repository as R
 from audit.run.qa import load_graph_edges
 from audit.run.request import RunRequest
 from audit.run.runner import run_audit
 from audit.run.selectors import select
 from graphstore import GraphStore
+from audit.results import queries as RQ
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
 
@@ -147,7 +148,7 @@ def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, 
     judge, rates), so a stale run is refused, never silently reused."""
     run_audit(store, request_for(spec, cell, run_id, cache_dir, checks=role == CELL),
               report=lambda line: report(f"  {line}"))
-    store.write(Q.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=role, cell=cell.group())
+    store.write(RQ.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=role, cell=cell.group())
     return dict(R.get_run(store, run_id))
 
 
@@ -220,7 +221,7 @@ def choose_rate(trials: list[dict], threshold: float) -> tuple[dict, bool]:
 def _unlink_others(store, name: str, keep: set[str]) -> None:
     for row in R.experiment_runs(store, name):
         if row["run"] not in keep:
-            store.write(Q.EXPERIMENT_UNLINK_RUN, experiment=name, run=row["run"])
+            store.write(RQ.EXPERIMENT_UNLINK_RUN, experiment=name, run=row["run"])
 
 
 def _duration(seconds: float) -> str:

@@ -25,10 +25,11 @@ from datetime import datetime
 
 from audit.experiment.grid import Cell, chosen_rates, expand, protocol_trials, trial_run_id
 from audit.experiment.spec import ExperimentSpec
-from audit.results import store as R
+from audit.results import repository as R
 from audit.run.qa import load_graph_edges
 from audit.run.selectors import select
 from graphstore import GraphStore
+from audit.results import queries as RQ
 from graphstore import queries as Q
 
 SIZE_WINDOW = 2.0     # comparable: a graph with between half and twice the planned graph's facts
@@ -117,7 +118,7 @@ class CostEstimate:
 def estimate_cost(store: GraphStore, spec: ExperimentSpec) -> CostEstimate:
     """Price every run ``spec`` needs from the runs already in ``store`` (module docstring)."""
     facts = {r["key"]: r["facts"] for r in store.read(Q.GRAPH_LIST)}
-    listed = store.read(Q.RUN_LIST, graph=None)
+    listed = store.read(RQ.RUN_LIST, graph=None)
     done = {r["key"] for r in listed if r["status"] == R.DONE}
     planned = _planned(store, spec, facts, done)
     past = _past_runs(listed, facts, {(p.model, p.mode) for p in planned if not p.done})

@@ -220,6 +220,8 @@ EDGE_SWEEP = (
     _edge("utility_rouge1_after", "float", "per-edge run: utility ROUGE-1 after this unlearning", **HIGHER),
     _edge("unlearn_seconds", "float", "per-edge run: wall time of this unlearning"),
     _edge("unlearn_tokens", "int", "per-edge run: tokens it trained on"),
+    _edge("resurfacing_seconds", "json", "per-edge run: wall time of each resurfacing check of this edge's "
+          "unlearning (the run's are their sums)"),
     _edge("retained_rouge1_after", "float", "per-edge run: this edge's ROUGE-1 averaged over the unlearnings of the "
           "other edges", **HIGHER),
     _edge("retained_in_unlearnings", "int", "per-edge run: how many unlearnings that average is over"),

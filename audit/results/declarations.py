@@ -1,10 +1,11 @@
-"""The typed schema of the result nodes: every property a run writes, declared once.
+"""The result nodes' properties, declared once: every property a run writes, by node label.
 
-One dataclass per node label: ``Run``, ``EdgeResult``, ``FactResult`` and ``Experiment``. Writers
-(``audit.results.store``) refuse a property that is not declared here or a value not of its
-declared type, readers get instances of these classes, and the CLI columns, the views and
-``docs/schema.md``'s result tables take their names from them (``tests/audit/results/test_schema.py``
-checks the docs match).
+One declaration per node label: ``Run``, ``EdgeResult``, ``FactResult`` and ``Experiment``. From
+them ``audit/results/generate.py`` writes the typed dataclasses of ``audit/results/schema.py`` (a
+generated module, so mypy sees every property with its type) and ``docs/schema.md``'s result
+tables; ``tests/audit/results/test_schema.py`` fails when either is out of date. Writers
+(``audit.results.repository``) refuse a property that is not declared here or a value not of its
+declared type, and readers (``ResultNode.from_props``) refuse a stored value of the wrong type.
 
 The measures' properties come from their declarations (``audit.measure.measures``, and the per-QA
 means from the metric registry, ``audit.measure.metrics.QA_MEANS``), which say their level, type,
@@ -24,25 +25,29 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from audit.measure.measures import (EDGE_MEASURES, EDGE_RESURFACING, EDGE_SWEEP, FACT_CHANGE, FACT_MEASURES,
                                     PHASES, RUN_MEMORIZATION, RUN_RESURFACING, RUN_SUMMARY, Measure, phase_name)
 from audit.measure.metrics import QA_MEANS
 
-__all__ = ["PHASES", "phase_name", "Prop", "ResultNode", "Run", "EdgeResult", "FactResult", "Experiment", "NODES",
-           "markdown", "markdown_table"]
+from graphstore.errors import ConfigError
+
+__all__ = ["PHASES", "phase_name", "Prop", "ResultNode", "DECLARATIONS", "ANNOTATIONS"]
 
 # What a value of each declared type may be, before it is stored (``storable`` turns a JSON
 # value into text). A flag is not a number, though Python's bool is an int; an int is a float's
 # value (PEP 484's numeric tower), not the other way round.
 _SCALARS: dict[str, type] = {"int": numbers.Integral, "float": numbers.Real, "str": str, "bool": bool}
 _JSON = (dict, list, tuple, str, numbers.Real)
-# The annotations of the result classes' fields (every one optional: a node read half-way lacks some).
-_ANNOTATIONS: dict[str, Any] = {"int": int | None, "float": float | None, "str": str | None, "bool": bool | None,
-                                "json": Any, "list[str]": list[str] | None, "list[float]": list[float] | None}
+# The annotations of the result classes' fields, as written in the generated module (every one
+# optional: a node read half-way lacks some). A JSON value is stored as text and read back as it was
+# stored (``repository.plain`` parses it).
+ANNOTATIONS: dict[str, str] = {"int": "int | None", "float": "float | None", "str": "str | None",
+                               "bool": "bool | None", "json": "Any", "list[str]": "list[str] | None",
+                               "list[float]": "list[float] | None"}
 
 
 def _is(value: Any, type_: str) -> bool:
@@ -94,12 +99,17 @@ def _declare(label: str, level: str | None, groups: dict[str, list[Entry] | tupl
     return tuple(props)
 
 
-class ResultNode(Mapping):
-    """Common behaviour of the result dataclasses: checked mapping access and conversion."""
+class ResultNode(Mapping[str, Any]):
+    """Common behaviour of the result dataclasses (``audit.results.schema``): checked mapping
+    access, checked reading, conversion."""
     LABEL: ClassVar[str]
     PROPS: ClassVar[tuple[Prop, ...]]
     DECLARED: ClassVar[dict[str, Prop]]    # name -> Prop, for the checks
-    extra: dict
+    extra: dict[str, Any]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.DECLARED = {p.name: p for p in cls.PROPS}
 
     @classmethod
     def names(cls, group: str | None = None) -> list[str]:
@@ -113,19 +123,32 @@ class ResultNode(Mapping):
                 and not p.type.startswith("list") and p.type != "json"]
 
     @classmethod
-    def check(cls, names) -> list[str]:
+    def check(cls, names: Iterable[str]) -> list[str]:
         """``names`` as a list; raises ``KeyError`` naming any the schema does not declare."""
         names = list(names)
         unknown = [n for n in names if n not in cls.DECLARED]
         if unknown:
             raise KeyError(f"{cls.LABEL} declares no propert{'y' if len(unknown) == 1 else 'ies'} "
-                           f"{', '.join(unknown)} (audit/results/schema.py)")
+                           f"{', '.join(unknown)} (audit/results/declarations.py)")
         return names
 
     @classmethod
-    def from_props(cls, props: Mapping[str, Any]) -> "ResultNode":
+    def from_props(cls, props: Mapping[str, Any]) -> Any:
+        """The node read from the graph (the generated class, typed: ``Run.from_props(...)`` is a
+        ``Run``).
+
+        Raises:
+            ConfigError: a stored value not of its declared type (written by hand, or by a version
+                that declared it otherwise); the message names the node, the property and the type.
+        """
         declared = cls.DECLARED
         known = {k: v for k, v in props.items() if k in declared}
+        for name, value in known.items():
+            if not declared[name].admits(value):
+                shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+                raise ConfigError(f"{cls.LABEL} {props.get('key')!r}: stored property {name!r} is declared "
+                                  f"{declared[name].type}, holds {type(value).__name__} {shown} "
+                                  "(audit/results/declarations.py)")
         return cls(**known, extra={k: v for k, v in props.items() if k not in declared})
 
     def props(self) -> dict[str, Any]:
@@ -153,16 +176,6 @@ class ResultNode(Mapping):
 
     def __len__(self) -> int:
         return len(self.props())
-
-
-def _result_class(label: str, props: tuple[Prop, ...], doc: str) -> type[ResultNode]:
-    fields = [(p.name, _ANNOTATIONS[p.type], field(default=None)) for p in props]
-    fields.append(("extra", dict, field(default_factory=dict, repr=False, compare=False)))
-    namespace = {"LABEL": label, "PROPS": props, "DECLARED": {p.name: p for p in props}, "__doc__": doc,
-                 "__hash__": None}
-    cls = dataclasses.make_dataclass(label, fields, bases=(ResultNode,), frozen=True, eq=True, namespace=namespace)
-    cls.__module__ = __name__
-    return cls
 
 
 # -- (:Run) ---------------------------------------------------------------------------------------
@@ -310,35 +323,11 @@ EXPERIMENT_PROPS = _declare("Experiment", None, {
     ],
 })
 
-Run = _result_class("Run", RUN_PROPS,
-                    "A ``(:Run)`` node: how a run was made, how it ended, and its summary.")
-EdgeResult = _result_class("EdgeResult", EDGE_RESULT_PROPS,
-                           "An ``(:EdgeResult)`` node: one edge's measures in one run.")
-FactResult = _result_class("FactResult", FACT_RESULT_PROPS,
-                           "A ``(:FactResult)`` node: one (subject, property) fact's memorization measure in one run.")
-Experiment = _result_class("Experiment", EXPERIMENT_PROPS,
-                           "An ``(:Experiment)`` node: a grid of runs from one file, linked ``-[:HAS_RUN]->``.")
-NODES: tuple[type[ResultNode], ...] = (Run, EdgeResult, FactResult, Experiment)
-
-
-def markdown_table(node: type[ResultNode]) -> str:
-    """The node's properties as a Markdown table, grouped as declared, with the direction that is
-    better for a measure that has one."""
-    lines = ["| property | type | group | better | meaning |", "| --- | --- | --- | --- | --- |"]
-    for p in node.PROPS:
-        better = (p.measure.better if p.measure else None) or ""
-        lines.append(f"| `{p.name}` | {p.type} | {p.group} | {better} | {p.doc} |")
-    return "\n".join(lines)
-
-
-def markdown() -> str:
-    """docs/schema.md's result tables (between its ``result-schema`` markers):
-    ``python -m audit.results.schema`` prints them."""
-    parts = []
-    for node in NODES:
-        parts += [f"### `{node.LABEL}`", "", node.__doc__.strip(), "", markdown_table(node), ""]
-    return "\n".join(parts).rstrip() + "\n"
-
-
-if __name__ == "__main__":
-    print(markdown(), end="")
+# label -> (its properties, its docstring): what audit/results/generate.py writes a class for.
+DECLARATIONS: dict[str, tuple[tuple[Prop, ...], str]] = {
+    "Run": (RUN_PROPS, "A ``(:Run)`` node: how a run was made, how it ended, and its summary."),
+    "EdgeResult": (EDGE_RESULT_PROPS, "An ``(:EdgeResult)`` node: one edge's measures in one run."),
+    "FactResult": (FACT_RESULT_PROPS,
+                   "A ``(:FactResult)`` node: one (subject, property) fact's memorization measure in one run."),
+    "Experiment": (EXPERIMENT_PROPS, "An ``(:Experiment)`` node: a grid of runs from one file, linked ``-[:HAS_RUN]->``."),
+}

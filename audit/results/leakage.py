@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 from audit.measure.leakage import EdgeLeakage, LeakageThresholds, RunLeakage, borderline, classify
-from audit.results import store as R
+from audit.results import repository as R
 from graphstore import GraphStore
+from audit.results import queries as RQ
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
 
@@ -51,7 +52,7 @@ def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresh
     The thresholds used are recorded on the run (``leakage_thresholds``)."""
     leakage = run_leakage(store, run, thresholds)
     graph = leakage.run["graph"]
-    by_status: dict[str, list[dict]] = {s: [] for s in Q.LEAKAGE_TYPES}
+    by_status: dict[str, list[dict]] = {s: [] for s in RQ.LEAKAGE_TYPES}
     for e in leakage.edges:
         if e.status in by_status:
             by_status[e.status].append({
@@ -60,9 +61,9 @@ def write_browser_leakage(store: GraphStore, run: str, thresholds: LeakageThresh
                 "measures": {k: v for k, v in (("rouge1_before", e.rouge1_before), ("rouge1_after", e.rouge1_after))
                              if v is not None}})
     with store.transaction() as tx:
-        tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)
+        tx.run(RQ.LEAKAGE_DELETE, graph=graph, run=run)
         for status, rows in by_status.items():
             if rows:
-                tx.write_rows(Q.leakage_create(status), rows, run=run)
+                tx.write_rows(RQ.leakage_create(status), rows, run=run)
     R.update_run(store, run, leakage_thresholds=leakage.thresholds.as_dict())
     return leakage

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 
 from graphstore import GraphStore
-from graphstore import queries as Q
+from audit.results import queries as RQ
 from graphstore.errors import ConfigError
 from graphstore.records import validate_key
 from audit.results.schema import EdgeResult, Experiment, FactResult, ResultNode, Run
@@ -68,7 +68,7 @@ def finished_run(store: GraphStore, run: str, digest: str) -> Run | None:
 
 
 def get_run(store: GraphStore, run: str) -> Run | None:
-    rows = store.read(Q.RUN_GET, run=run)
+    rows = store.read(RQ.RUN_GET, run=run)
     return Run.from_props(rows[0]["run"]) if rows else None
 
 
@@ -80,7 +80,7 @@ def require_run(store: GraphStore, run: str) -> Run:
     """
     node = get_run(store, run)
     if node is None:
-        known = [r["key"] for r in store.read(Q.RUN_LIST, graph=None)]   # oldest first
+        known = [r["key"] for r in store.read(RQ.RUN_LIST, graph=None)]   # oldest first
         if not known:
             listing = "(none: audit run makes one)"
         elif len(known) > 10:
@@ -99,7 +99,7 @@ def start_run(store: GraphStore, run: str, props: dict) -> Run | None:
     existing = get_run(store, run)
     if existing is None:
         props = checked(Run, run, {**props, "status": RUNNING, "started_at": now()})
-        store.write(Q.RUN_CREATE, run=run, props=props)
+        store.write(RQ.RUN_CREATE, run=run, props=props)
         return None
     if existing.get("settings_sha256") != props["settings_sha256"]:
         raise ConfigError(f"run {run!r} already exists with other settings (graph, selection, method, model "
@@ -110,7 +110,7 @@ def start_run(store: GraphStore, run: str, props: dict) -> Run | None:
 
 
 def update_run(store: GraphStore, run: str, **props) -> None:
-    store.write(Q.RUN_UPDATE, run=run, props=checked(Run, run, props))
+    store.write(RQ.RUN_UPDATE, run=run, props=checked(Run, run, props))
 
 
 def write_results(store: GraphStore, run: str, rows: list[dict]) -> None:
@@ -119,11 +119,11 @@ def write_results(store: GraphStore, run: str, rows: list[dict]) -> None:
     payload = [{"key": (key := result_key(run, r["edge"])), "props": checked(EdgeResult, key, {"run": run, **r})}
                for r in rows]
     with store.transaction() as tx:
-        tx.write_rows(Q.RESULTS_MERGE, payload, run=run)
+        tx.write_rows(RQ.RESULTS_MERGE, payload, run=run)
 
 
 def read_results(store: GraphStore, run: str) -> list[EdgeResult]:
-    return [EdgeResult.from_props(r["result"]) for r in store.read(Q.RESULTS_FOR_RUN, run=run)]
+    return [EdgeResult.from_props(r["result"]) for r in store.read(RQ.RESULTS_FOR_RUN, run=run)]
 
 
 def fact_result_key(run: str, subject: str, property: str) -> str:
@@ -136,11 +136,11 @@ def write_fact_results(store: GraphStore, run: str, rows: list[dict]) -> None:
     payload = [{"key": (key := fact_result_key(run, r["subject"], r["property"])), "subject_key": r["subject_key"],
                 "props": checked(FactResult, key, {"run": run, **r})} for r in rows]
     with store.transaction() as tx:
-        tx.write_rows(Q.FACT_RESULTS_MERGE, payload, run=run)
+        tx.write_rows(RQ.FACT_RESULTS_MERGE, payload, run=run)
 
 
 def read_fact_results(store: GraphStore, run: str) -> list[FactResult]:
-    return [FactResult.from_props(r["result"]) for r in store.read(Q.FACT_RESULTS_FOR_RUN, run=run)]
+    return [FactResult.from_props(r["result"]) for r in store.read(RQ.FACT_RESULTS_FOR_RUN, run=run)]
 
 
 def delete_run(store: GraphStore, run: str) -> int:
@@ -149,10 +149,10 @@ def delete_run(store: GraphStore, run: str) -> int:
     n = len(read_results(store, run)) + len(read_fact_results(store, run))
     with store.transaction() as tx:
         if graph:
-            tx.run(Q.LEAKAGE_DELETE, graph=graph, run=run)
-        tx.run(Q.RESULTS_DELETE, run=run)
-        tx.run(Q.FACT_RESULTS_DELETE, run=run)
-        tx.run(Q.RUN_DELETE, run=run)
+            tx.run(RQ.LEAKAGE_DELETE, graph=graph, run=run)
+        tx.run(RQ.RESULTS_DELETE, run=run)
+        tx.run(RQ.FACT_RESULTS_DELETE, run=run)
+        tx.run(RQ.RUN_DELETE, run=run)
     return n
 
 
@@ -201,15 +201,15 @@ def storable(value):
 
 
 def get_experiment(store: GraphStore, name: str) -> Experiment | None:
-    rows = store.read(Q.EXPERIMENT_GET, experiment=name)
+    rows = store.read(RQ.EXPERIMENT_GET, experiment=name)
     return Experiment.from_props(rows[0]["experiment"]) if rows else None
 
 
 def update_experiment(store: GraphStore, name: str, **props) -> None:
     """Create or update the Experiment node (properties checked against the schema)."""
-    store.write(Q.EXPERIMENT_MERGE, experiment=name, props=checked(Experiment, name, props))
+    store.write(RQ.EXPERIMENT_MERGE, experiment=name, props=checked(Experiment, name, props))
 
 
 def experiment_runs(store: GraphStore, name: str) -> list[dict]:
     """The experiment's runs: ``run``, ``role`` (cell or lr-protocol), ``cell`` (its group), ``props``."""
-    return [dict(r) for r in store.read(Q.EXPERIMENT_RUNS, experiment=name)]
+    return [dict(r) for r in store.read(RQ.EXPERIMENT_RUNS, experiment=name)]

@@ -27,8 +27,8 @@ from typing import Iterable, Protocol
 
 import torch
 
-from audit.results import store as R
-from audit.results.schema import EdgeResult, Run
+from audit.results import repository as R
+from audit.results.schema import EdgeResult, FactResult, Run
 from audit.run.lock import RunLock
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
@@ -44,7 +44,7 @@ class RunState:
     here whether it is done."""
     results: dict[str, EdgeResult]
     run: Run | None
-    facts: list = field(default_factory=list)   # FactResults (Wikidata memorization measures)
+    facts: list[FactResult] = field(default_factory=list)   # Wikidata memorization measures
 
     def measured(self, edges: Iterable[str], name: str) -> bool:
         """Whether every one of ``edges`` has an EdgeResult with ``name`` set."""
@@ -53,9 +53,11 @@ class RunState:
 
 @dataclass
 class Writes:
-    """What a phase gives to be written: EdgeResult rows (``{edge, ...props}``) and Run properties."""
+    """What a phase gives to be written: EdgeResult rows (``{edge, ...props}``), Run properties,
+    and FactResult rows (``{subject, property, subject_key, ...props}``)."""
     edges: list[dict] = field(default_factory=list)
     run: dict = field(default_factory=dict)
+    facts: list[dict] = field(default_factory=list)
 
 
 class Phase(Protocol):
@@ -117,11 +119,13 @@ class RunLifecycle:
                         R.read_fact_results(self.store, self.key))
 
     def write(self, writes: Writes | None) -> None:
-        """Write what a phase gave: its EdgeResult rows, then its Run properties."""
+        """Write what a phase gave: its EdgeResult and FactResult rows, then its Run properties."""
         if writes is None:
             return
         if writes.edges:
             R.write_results(self.store, self.key, writes.edges)
+        if writes.facts:
+            R.write_fact_results(self.store, self.key, writes.facts)
         if writes.run:
             self.update(**writes.run)
 

@@ -20,9 +20,9 @@ from audit.measure.memorization.protocol import protocol_warnings
 from audit.measure.memorization.subjects import load_subjects, resolve_subjects, targets_for
 from audit.models.load import check_model_path, load_model, load_tokenizer, select_hardware
 from audit.questions.properties import load_registry
-from audit.results import store as R
-from audit.results.schema import PHASES, phase_name
-from audit.run.lifecycle import RunLifecycle
+from audit.results import repository as R
+from audit.results.schema import PHASES, FactResult, phase_name
+from audit.run.lifecycle import RunLifecycle, Writes
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
@@ -54,7 +54,7 @@ def summary(measures: list[FactMeasure]) -> dict:
 
 def fact_rows(measures: list[FactMeasure], phase: str | None = None,
               extra: Callable[[FactMeasure], dict] | None = None) -> list[dict]:
-    """FactResult rows of ``measures`` (``audit.results.store.write_fact_results``); with a phase,
+    """FactResult rows of ``measures`` (``audit.results.repository.write_fact_results``); with a phase,
     the measures carry it as a suffix, as an unlearning run stores them."""
     return [{"graph": m.subject_key.split("/", 1)[0], **m.row(phase), **(extra(m) if extra else {})}
             for m in measures]
@@ -93,7 +93,7 @@ def run_memorization(store: GraphStore, request: MemorizationRequest,
         model = load_model(request.model, hardware)
         measurer = Measurer(model, tokenizer, registry, subjects, request.config)
         measures, speed = measurer.measure(targets, progress="memorization")
-        R.write_fact_results(store, run, fact_rows(measures))
+        life.write(Writes(facts=fact_rows(measures)))
     result = {**summary(measures), **speed}
     life.finish(result)
     return run, result
@@ -117,10 +117,9 @@ class UnlearningMemorization:
                              if any(v.edge in forget_set for v in values)}
         self.targets = [(q, p) for q in qids for p in sorted(self.subjects[q].facts)]
 
-    def measure(self, phase: str, report) -> None:
-        done = R.read_fact_results(self.store, self.run)
-        if len(done) == len(self.targets) and all(phase_name("memorized", phase) in r for r in done):
-            return
+    def measure(self, phase: str, report: Callable[[str], None], done: list[FactResult]) -> list[dict]:
+        """The FactResult rows of ``phase`` (the lifecycle writes them); ``done`` is what the run
+        holds already (the measures before, for the change after)."""
         if self.measurer is None:
             for line in protocol_warnings(self.registry, self.subjects, self.targets, self.request.memorization):
                 log.warning(line)
@@ -128,19 +127,19 @@ class UnlearningMemorization:
         elif self.measurer.scorer.model is not self.model:
             self.measurer.use_model(self.model)
         measures, speed = self.measurer.measure(self.targets, progress=f"memorization {phase}")
-        by_key = {r["key"]: r for r in done}
+        by_key = {r.key: r for r in done}
 
         def extra(m) -> dict:
             out = {"role": "forget" if (m.subject, m.property) in self.forget_facts else "retain"}
-            before = by_key.get(R.fact_result_key(self.run, m.subject, m.property), {})
-            if phase == "after" and "strength_before" in before:
-                out["strength_change"] = m.strength - before["strength_before"]
-                out["forgotten"] = bool(before["memorized_before"]) and not m.memorized
+            before = by_key.get(R.fact_result_key(self.run, m.subject, m.property))
+            if phase == "after" and before is not None and before.strength_before is not None:
+                out["strength_change"] = m.strength - before.strength_before
+                out["forgotten"] = bool(before.memorized_before) and not m.memorized
             return out
 
-        R.write_fact_results(self.store, self.run, fact_rows(measures, phase, extra))
         report(f"memorization {phase}: {sum(m.memorized for m in measures)} of {len(measures)} facts of "
                f"{len({q for q, _ in self.targets})} subject(s) memorized ({speed['sentences_per_second']} sentences/s)")
+        return fact_rows(measures, phase, extra)
 
     def summary(self) -> dict:
         results = R.read_fact_results(self.store, self.run)

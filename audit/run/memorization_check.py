@@ -19,7 +19,7 @@ from audit.measure.memorization.check import (TrainSettings, separation, split_s
 from audit.measure.memorization.subjects import load_subjects
 from audit.models.load import select_hardware
 from audit.questions.properties import load_registry
-from audit.results.store import read_fact_results
+from audit.results.repository import read_fact_results
 from audit.run.memorization import MemorizationRequest, run_memorization
 from extract.wikidata.generate import generate_people
 from extract.wikidata.write import write_entities

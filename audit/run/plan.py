@@ -22,7 +22,7 @@ from audit.measure.equivalence import Judge, load_judge
 from audit.models.defaults import model_width
 from audit.models.encoding import PROMPT_VERSION
 from audit.models.load import Hardware, check_model_path, select_hardware
-from audit.results import store as R
+from audit.results import repository as R
 from audit.run import training_data as T
 from audit.run.methods import default_unlearn_lr, method_class
 from audit.run.methods.base import Method

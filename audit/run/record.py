@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 
 from audit.models.load import Hardware, cpu_model
-from audit.results import store as R
+from audit.results import repository as R
 from audit.results.schema import Run
 from audit.run.options import options_toml, read_options, resolved_options, unexpressed
 from audit.run.request import RunRequest

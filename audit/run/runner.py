@@ -19,7 +19,7 @@ from typing import Callable
 
 from audit.config import as_dict
 from audit.measure.leakage import reading
-from audit.results import store as R
+from audit.results import repository as R
 from audit.results.leakage import run_leakage, write_browser_leakage
 from audit.run import readings
 from audit.run.lifecycle import RunLifecycle

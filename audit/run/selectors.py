@@ -25,6 +25,7 @@ from audit.config import INT64_MAX
 from audit.types import DENSITY_HIGH, DENSITY_LOW, DENSITY_TIERS, density_tier
 from audit.measure.memorization.subjects import resolve_subjects
 from graphstore import GraphStore
+from audit.results import queries as RQ
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
 
@@ -155,14 +156,14 @@ def _memorized(store: GraphStore, graph: str, spec: str, argument: str) -> list[
     names, _, run = argument.partition("@")
     qids = resolve_subjects(store, graph, [n.strip() for n in names.split(",") if n.strip()])
     if not run:
-        found = store.read(Q.LATEST_MEMORIZATION_RUN, graph=graph, subjects=qids)
+        found = store.read(RQ.LATEST_MEMORIZATION_RUN, graph=graph, subjects=qids)
         if not found:
             raise ConfigError(f"--select {spec!r}: no finished memorization run of graph {graph!r} measured "
                               f"{', '.join(qids)}; run audit memorization --graph {graph} --subject {qids[0]} --model ... first")
         run = found[0]["key"]
-    elif not store.read(Q.RUN_GET, run=run):
+    elif not store.read(RQ.RUN_GET, run=run):
         raise ConfigError(f"--select {spec!r}: no run {run!r}; `audit runs --graph {graph}` lists them")
-    keys = [r["key"] for r in store.read(Q.SELECT_MEMORIZED, run=run, subjects=qids)]
+    keys = [r["key"] for r in store.read(RQ.SELECT_MEMORIZED, run=run, subjects=qids)]
     if not keys:
         raise ConfigError(f"--select {spec!r}: memorization run {run} found no memorized fact of "
                           f"{', '.join(qids)}; there is nothing to forget")

@@ -155,7 +155,7 @@ def build_view(leakage: RunLeakage, results: list[EdgeResult] | None = None,
 
     Args:
         leakage: ``audit.results.leakage.run_leakage`` of the run.
-        results: ``audit.results.store.read_results`` of the run; only ``EXTRA_MEASURES`` are taken.
+        results: ``audit.results.repository.read_results`` of the run; only ``EXTRA_MEASURES`` are taken.
         max_edges: the cut's limit; 0 shows every edge.
     """
     shown = cut_edges(leakage.edges, max_edges)

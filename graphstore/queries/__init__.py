@@ -1,5 +1,7 @@
-"""Every Cypher query of the project, in one place: ``graph.py`` (schema, ingest, structure) and
-``audit.py`` (selectors, runs, results), read as one namespace: ``from graphstore import queries as Q``.
+"""The graph's Cypher, in one place: ``graph.py`` (schema, ingest, structure) and
+``selectors.py`` (what an audit reads: its edges, the forget-set selectors, passages, Wikidata
+subjects), read as one namespace: ``from graphstore import queries as Q``. What an audit writes (runs,
+results, the Browser leakage) is audit's own Cypher: ``audit/results/queries.py``, under these rules.
 
 Rules (see docs/schema.md):
 - values always travel as parameters; nothing user-given is spliced into a query;
@@ -9,6 +11,5 @@ Rules (see docs/schema.md):
 - everything here is valid Neo4j 5 Cypher and runs on the embedded ArcadeDB as well.
 """
 
-from graphstore.queries.audit import *  # noqa: F401,F403 -- one namespace of named queries
-from graphstore.queries.graph import *  # noqa: F401,F403
-from graphstore.queries.audit import leakage_create  # noqa: F401 (the one builder function)
+from graphstore.queries.graph import *  # noqa: F401,F403 -- one namespace of named queries
+from graphstore.queries.selectors import *  # noqa: F401,F403

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from audit.results import store as R
+from audit.results import repository as R
 from cli.main import cli
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol

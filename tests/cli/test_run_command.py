@@ -81,7 +81,7 @@ def test_a_stored_run_is_made_again_from_its_config_file_or_its_id(store, store_
 
 
 def test_a_run_without_a_config_file_to_rerun_says_what_to_do(store, store_args, tmp_path):
-    from audit.results import store as R
+    from audit.results import repository as R
 
     R.start_run(store, "old", {"settings_sha256": "x", "graph": "g", "lock": str(tmp_path / "runs" / "old" / "run.lock")})
     result = invoke("run", "--rerun", "old", *store_args)
@@ -125,7 +125,7 @@ def test_a_folder_without_config_json_is_refused_before_a_run_starts(store, stor
 
 
 def test_runs_as_json_is_one_object_at_full_precision(store, store_args):
-    from audit.results import store as R
+    from audit.results import repository as R
 
     R.start_run(store, "precise", {"settings_sha256": "x", "graph": "g", "unlearn_seconds": 0.123456789012345,
                                    "unlearn_config": {"lr": 1e-3, "epochs": 20}, "forget_edges": ["g/0_1"]})

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import small_pistol_run
-from graphstore import queries as Q
+from audit.results import queries as RQ
 
 FOLDER = Path(__file__).resolve().parents[2] / "docker" / "neo4j"
 
@@ -40,7 +40,7 @@ def grass_rules(text: str) -> dict[str, dict[str, str]]:
 def test_the_stylesheet_colours_every_leakage_type_apart():
     rules = grass_rules((FOLDER / "leakage.grass").read_text(encoding="utf-8"))
     colours = {}
-    for rel_type in Q.LEAKAGE_TYPES.values():
+    for rel_type in RQ.LEAKAGE_TYPES.values():
         rule = rules[f"relationship.{rel_type}"]
         assert rule["caption"] == "{caption}"
         assert re.fullmatch(r"#[0-9A-Fa-f]{6}", rule["color"])
@@ -108,7 +108,7 @@ def test_the_guide_is_titled_slides_and_its_legend_is_the_stylesheets():
     assert all(s.blocks for s in guide.slides), "a slide without a query to run"
     rules = grass_rules((FOLDER / "leakage.grass").read_text(encoding="utf-8"))
     assert {t: c.upper() for t, c in guide.legend.items()} == {
-        t: rules[f"relationship.{t}"]["color"].upper() for t in Q.LEAKAGE_TYPES.values()}
+        t: rules[f"relationship.{t}"]["color"].upper() for t in RQ.LEAKAGE_TYPES.values()}
 
 
 def test_every_saved_query_of_the_guide_runs_on_a_real_run(guide, store, run_cache, tmp_path):

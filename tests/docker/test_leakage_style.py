@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from audit.views.palette import STATUS_COLOURS
-from graphstore import queries as Q
+from audit.results import queries as RQ
 
 GRASS = Path(__file__).resolve().parents[2] / "docker" / "neo4j" / "leakage.grass"
 
@@ -30,16 +30,16 @@ def blocks(text: str) -> dict[str, dict[str, str]]:
 def test_each_leakage_type_has_its_status_colour():
     rules = blocks(GRASS.read_text(encoding="utf-8"))
     # every status written for Browser (kept edges get no relationship) has a rule of its type
-    assert set(Q.LEAKAGE_TYPES) == {"leaked", "partly_forgotten", "forgotten", "damaged"}
-    drawn = {status: rules[f"relationship.{rel_type}"]["color"].upper() for status, rel_type in Q.LEAKAGE_TYPES.items()}
+    assert set(RQ.LEAKAGE_TYPES) == {"leaked", "partly_forgotten", "forgotten", "damaged"}
+    drawn = {status: rules[f"relationship.{rel_type}"]["color"].upper() for status, rel_type in RQ.LEAKAGE_TYPES.items()}
     # the Okabe-Ito colours, written out again: vermillion, orange, blue, reddish purple
     assert drawn == {"leaked": "#D55E00", "partly_forgotten": "#E69F00", "forgotten": "#0072B2", "damaged": "#CC79A7"}
-    assert drawn == {s: STATUS_COLOURS[s].upper() for s in Q.LEAKAGE_TYPES}
+    assert drawn == {s: STATUS_COLOURS[s].upper() for s in RQ.LEAKAGE_TYPES}
 
 
 def test_the_other_leakage_styles_are_kept():
     rules = blocks(GRASS.read_text(encoding="utf-8"))
-    for rel_type in Q.LEAKAGE_TYPES.values():
+    for rel_type in RQ.LEAKAGE_TYPES.values():
         rule = rules[f"relationship.{rel_type}"]
         assert rule["caption"] == "{caption}", rel_type            # the score, e.g. 0.42 or -0.35
         assert int(rule["shaft-width"].removesuffix("px")) >= 3, rel_type

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from audit.build import TextSource, build_graph
-from audit.results import store as R
+from audit.results import repository as R
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol
 from extract.pistol.topology import build_topology

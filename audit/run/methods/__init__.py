@@ -19,7 +19,7 @@ The package imports without torch (the losses load it when they first run).
 from audit.run.methods import ga, gd, kl, dpo, idk, npo, simnpo  # noqa: F401  (each registers itself)
 from audit.run.methods.base import Method, UnlearnBatch
 from audit.run.methods.rates import PRETRAINED_UNLEARN_LR, SMALL_MODEL_WIDTH, default_unlearn_lr
-from audit.run.methods.registry import METHODS, method_class
+from audit.run.methods.catalog import METHODS, method_class
 
 __all__ = ["METHODS", "PRETRAINED_UNLEARN_LR", "SMALL_MODEL_WIDTH", "Method", "UnlearnBatch", "default_unlearn_lr",
            "method_class"]

@@ -4,7 +4,7 @@ Mitigating Privacy Risks in Language Models"; the baseline of TOFU and PISTOL)."
 from dataclasses import dataclass
 
 from audit.run.methods.base import Method, UnlearnBatch
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 
 
 @dataclass

@@ -4,7 +4,7 @@ TOFU, Maini et al. 2024, Sec. 4): ascent on the forget set, descent on a paired 
 from dataclasses import dataclass, field
 
 from audit.run.methods.base import Method, UnlearnBatch
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 
 
 @dataclass

@@ -9,7 +9,7 @@ Rafailov et al.'s contrastive loss, with the refusal preferred over the true ans
 from dataclasses import dataclass, field
 
 from audit.run.methods.base import Method, UnlearnBatch
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 
 
 @dataclass

@@ -4,7 +4,7 @@ model's answer distribution on retain questions close to the injected model's.""
 from dataclasses import dataclass, field
 
 from audit.run.methods.base import Method, UnlearnBatch
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 
 
 @dataclass

@@ -5,7 +5,7 @@ become unlikely."""
 from dataclasses import dataclass, field
 
 from audit.run.methods.base import Method, UnlearnBatch
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 
 
 @dataclass

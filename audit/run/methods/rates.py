@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from audit.models import pretrained
 from audit.models.defaults import model_width
-from audit.run.methods.registry import method_class
+from audit.run.methods.catalog import method_class
 
 # 1e-5: inside PISTOL's grid (appendix F: 1e-6 to 5e-5 for 7B models) and TOFU's rate. The
 # earlier 1e-4 wrecked Gemma 3 270M: on sample_data_1 (one forget edge) GA left forget and

@@ -5,7 +5,7 @@ log-likelihood normalised by answer length and a reward margin gamma."""
 from dataclasses import dataclass, field
 
 from audit.run.methods.base import Method, UnlearnBatch
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 
 
 @dataclass

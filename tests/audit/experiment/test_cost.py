@@ -12,7 +12,7 @@ import pytest
 from audit.experiment.cost import CELL, TRIAL, duration, estimate_cost
 from audit.experiment.grid import expand, protocol_trials, trial_run_id
 from audit.experiment.spec import load_spec
-from audit.results import store as R
+from audit.results import repository as R
 from extract.pistol.generate import generate_pistol, write_dataset
 from extract.pistol.load import load_pistol
 from graphstore import queries as Q

@@ -20,7 +20,7 @@ from audit.measure.likelihood import SentenceScorer
 from audit.config import MemorizationConfig, memorization_config
 from audit.measure.memorization.ranking import _rank, calibrated_score, measure_facts, strength
 from audit.measure.memorization.protocol import Shortfall, protocol_warnings, shortfalls
-from audit.results.store import get_run, read_fact_results
+from audit.results.repository import get_run, read_fact_results
 from audit.measure.memorization.check import (TrainSettings, auroc, separation, split_subjects, subjects_from_record,
                                       train_sentence_model, training_sentences)
 from audit.measure.memorization.subjects import load_subjects

@@ -1,9 +1,11 @@
-"""The result schema is the one source of result property names: docs match it, writers refuse
-what it lacks and values of another type, readers are typed, and every property a real run
-writes is declared. Its measures come from their one declaration (``audit.measure.measures``)."""
+"""The result declarations are the one source of result property names: the generated classes and
+the docs match them, writers refuse what they lack and values of another type, readers are typed
+and refuse a stored value of another type, and every property a real run writes is declared.
+Their measures come from their one declaration (``audit.measure.measures``)."""
 
 from __future__ import annotations
 
+import dataclasses
 
 import pytest
 
@@ -12,8 +14,9 @@ from audit.measure import membership  # noqa: F401  (registers the membership at
 from audit.measure import metrics as M
 from audit.models import quantize
 from audit.questions import probes
-from audit.results import store as R
-from audit.results.schema import NODES, EdgeResult, Prop, Run, markdown, phase_name
+from audit.results import repository as R
+from audit.results.generate import SCHEMA_PATH, markdown, schema_source
+from audit.results.schema import NODES, EdgeResult, Prop, Run, phase_name
 from conftest import generated_block, small_pistol_run
 from graphstore.errors import ConfigError
 
@@ -21,7 +24,23 @@ from graphstore.errors import ConfigError
 def test_docs_schema_tables_are_generated_from_the_schema():
     block = generated_block("schema.md", "result-schema")
     assert block is not None, "docs/schema.md lacks the result-schema markers"
-    assert block == markdown(), "regenerate with: python -m audit.results.schema"
+    assert block == markdown(), "regenerate with: python -m audit.results.generate"
+
+
+def test_the_result_classes_are_generated_from_the_declarations():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_source(), \
+        "audit/results/schema.py is out of date: python -m audit.results.generate"
+    for node in NODES:   # every declared property is a typed field, and only those
+        fields = [f.name for f in dataclasses.fields(node) if f.name != "extra"]
+        assert fields == node.names()
+
+
+def test_a_stored_value_of_another_type_is_refused_on_reading():
+    assert Run.from_props({"key": "r", "seed": 3}).seed == 3
+    with pytest.raises(ConfigError, match=r"Run 'r': stored property 'seed' is declared int, holds str '3'"):
+        Run.from_props({"key": "r", "seed": "3"})
+    with pytest.raises(ConfigError, match="rouge1_qa_after' is declared list\\[float\\]"):
+        EdgeResult.from_props({"key": "r/e", "rouge1_qa_after": ["high"]})
 
 
 def test_the_schema_declares_the_registered_qa_measures():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.results import store as R
+from audit.results import repository as R
 from audit.run.lifecycle import RunLifecycle, Writes
 from graphstore.errors import ConfigError
 

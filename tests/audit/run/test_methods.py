@@ -20,7 +20,7 @@ import torch
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder, collate_train
 from audit.run.methods import METHODS, Method, UnlearnBatch, default_unlearn_lr, method_class
-from audit.run.methods.registry import register
+from audit.run.methods.catalog import register
 from audit.models.load import load_model, load_tokenizer, select_hardware
 from audit.models.scratch import build_scratch
 from audit.run.unlearning import add_adapters

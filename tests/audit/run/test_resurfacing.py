@@ -13,7 +13,7 @@ import torch
 from audit.config import InjectionConfig, ResurfacingConfig, UnlearnConfig
 from audit.models.encoding import QAEncoder
 from audit.models.load import select_hardware
-from audit.results import store as R
+from audit.results import repository as R
 from audit.results.resurfaced import MIA_ATTACKS, PROBE_KINDS, QUANT_SCHEMES
 from audit.run.injection import inject, load_injected_model
 from audit.run.methods import method_class

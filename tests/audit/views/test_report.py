@@ -19,7 +19,7 @@ import matplotlib.image
 import pytest
 from click.testing import CliRunner
 
-from audit.results import store as R
+from audit.results import repository as R
 from audit.views.compare import compare_runs
 from audit.config import InjectionConfig, UnlearnConfig
 from audit.measure.leakage import LeakageThresholds
