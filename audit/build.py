@@ -75,7 +75,7 @@ Source = PistolSource | TextSource | WikidataSource
 @dataclass
 class BuiltGraph:
     """One graph written, with what its source says about it."""
-    summary: LoadSummary
+    summary: LoadSummary | None                             # None until written (``write`` fills it)
     record: GraphRecord
     notes: list[str] = field(default_factory=list)          # Wikidata: skipped or flagged input, said after the write
     documents: int | None = None                            # text sources

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import Generic, TypeVar
 
 from graphstore.errors import ConfigError
@@ -26,7 +27,7 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """A name -> entry map filled by ``register``; iterates over names in registration order."""
 
-    def __init__(self, kind: str, *, name_of: Callable[[T], str] = lambda entry: entry.name,
+    def __init__(self, kind: str, *, name_of: Callable[[T], str] = attrgetter("name"),
                  check: Callable[[T], None] | None = None):
         self.kind = kind            # what an entry is, for messages: "unlearning method"
         self._name_of = name_of

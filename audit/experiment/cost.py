@@ -171,7 +171,9 @@ class _ForgetEdges:
     edges read once, each selection made once."""
 
     def __init__(self, store: GraphStore):
-        self.store, self.edges, self.counts = store, {}, {}
+        self.store = store
+        self.edges: dict[str, list[str]] = {}                  # graph -> its edge keys
+        self.counts: dict[tuple[str, str, int], int] = {}      # (graph, selector, seed) -> edges chosen
 
     def count(self, cell: Cell) -> int:
         key = (cell.graph, cell.selector, cell.seed)
@@ -203,9 +205,10 @@ def _past_runs(listed: list, facts: dict, wanted: set[tuple[str, str]]) -> list[
 
 def _price(role: str, model: str, mode: str, runs: list[PlannedRun], past: list[PastRun]) -> GroupCost:
     left = [p for p in runs if not p.done]
-    total, sources, unpriced = 0.0, {}, []
+    total, unpriced = 0.0, []
+    sources: dict[str, PastRun] = {}
     for p in left:
-        if p.units is None:
+        if p.units is None or p.facts is None:   # both or neither: the graph's size is known or not
             unpriced.append(f"graph {p.graph} is not built yet, so its size is unknown")
             continue
         comparable = [r for r in past if p.facts / SIZE_WINDOW <= r.facts <= p.facts * SIZE_WINDOW]

@@ -35,7 +35,7 @@ class Interval:
     n: int
 
     def half_width(self) -> float | None:
-        return None if self.low is None else (self.high - self.low) / 2
+        return None if self.low is None or self.high is None else (self.high - self.low) / 2
 
 
 def t_interval(values: list[float], confidence: float = CONFIDENCE) -> Interval | None:
@@ -140,6 +140,7 @@ def components(values: list[float], groups: list) -> Components | None:
     k, n = len(by_group), sum(len(v) for v in by_group.values())
     means = [statistics.fmean(v) for v in by_group.values()]
     over_models = t_interval(means)
+    assert over_models is not None   # a mean per group, and there is a group
     between = within = None
     if k > 1 and n > k:
         grand = statistics.fmean(v for vs in by_group.values() for v in vs)

@@ -45,8 +45,9 @@ JUDGES: Registry[type["Judge"]] = Registry("equivalence judge")
 register = JUDGES.register
 
 
-def check_threshold(threshold: float, where: str) -> float:
-    """``threshold`` as a float in (0, 1]; anything else is a ``ConfigError`` naming ``where``."""
+def check_threshold(threshold: float | str, where: str) -> float:
+    """``threshold`` (a number, or its text) as a float in (0, 1]; anything else is a
+    ``ConfigError`` naming ``where``."""
     try:
         value = float(threshold)
     except (TypeError, ValueError):

@@ -18,7 +18,9 @@ ROUGE-1 recall is the PISTOL/TOFU measure of whether an answer still carries the
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from graphstore.errors import ConfigError
 
@@ -76,7 +78,7 @@ class EdgeLeakage:
 
 @dataclass
 class RunLeakage:
-    run: dict                 # the Run node's properties
+    run: Mapping[str, Any]    # the Run node's properties
     edges: list               # [EdgeLeakage], forget edges first, then by key
     thresholds: LeakageThresholds
     results: list = field(default_factory=list)   # the EdgeResult nodes (audit.results.schema), every stored measure
@@ -85,7 +87,7 @@ class RunLeakage:
         return {s: sum(e.status == s for e in self.edges) for s in STATUSES}
 
 
-def classify(result: dict, thresholds: LeakageThresholds) -> tuple[float | None, str | None]:
+def classify(result: Mapping[str, Any], thresholds: LeakageThresholds) -> tuple[float | None, str | None]:
     """(score, status) of one EdgeResult (see the module docstring)."""
     before = result.get("rouge1_before")
     if result.get("role") == "forget":

@@ -205,6 +205,7 @@ def summary_rows(summary: dict) -> list[dict]:
     summary = dict(summary)   # a Run node (audit.results.schema) or a summary dict
     rows = []
     for m in RUN_MEASURES:
+        assert m.label is not None   # the summary's measures are those with a label
         before = summary.get(f"{m.name}_before")
         after = summary.get(f"{m.name}_after", summary.get(m.name))
         if before is None and after is None:

@@ -190,7 +190,8 @@ def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = Fal
         model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
     except (OSError, ValueError) as e:
         raise ConfigError(f"cannot load a causal LM from {path!r}: {e}") from e
-    model.to(hardware.device)
+    # transformers wraps `to` with functools.wraps, which mypy types unbound (the model as first argument)
+    model.to(hardware.device)  # type: ignore[arg-type]
     if gradient_checkpointing:
         model.gradient_checkpointing_enable()
         model.config.use_cache = False

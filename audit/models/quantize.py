@@ -169,14 +169,15 @@ def quantized(model, scheme: str, *, group_size: int = 64, backend: str = "auto"
     try:
         with torch.no_grad():
             for module, lora, rounds in layers:
-                weight = module.weight
+                weight = _weight(module)
                 saved.append((weight, weight.detach().to("cpu", copy=True)))
                 merged = weight.detach().float()
                 # the injected weight, for same_as_injected: `merged` may share its storage (float32)
                 injected = merged.clone() if rounds and lora is not None and _active(lora) else None
                 if lora is not None:
                     for adapter in _active(lora):
-                        merged += lora.get_delta_weight(adapter).float()
+                        # peft declares get_delta_weight on each concrete LoRA layer, not on LoraLayer
+                        merged += lora.get_delta_weight(adapter).float()  # type: ignore[attr-defined]
                 new = merged
                 if rounds:
                     chosen = _choose(backend, weight)
@@ -238,9 +239,9 @@ def _layers(model) -> list[tuple[torch.nn.Module, LoraLayer | None, bool]]:
     adapter_parts = {id(part) for lora in loras
                      for holder in (lora.lora_A, lora.lora_B) for part in holder.modules()}
     lora_of = {id(lora.get_base_layer()): lora for lora in loras}
-    kept = [getattr(model, f"get_{side}_embeddings", lambda: None)() for side in ("input", "output")]
-    kept = [m.get_base_layer() if isinstance(m, LoraLayer) else m for m in kept if m is not None]
-    kept_weights = {m.weight.data_ptr() for m in kept}               # tied embeddings share one tensor
+    ends = [getattr(model, f"get_{side}_embeddings", lambda: None)() for side in ("input", "output")]
+    kept = [m.get_base_layer() if isinstance(m, LoraLayer) else m for m in ends if m is not None]
+    kept_weights = {_weight(m).data_ptr() for m in kept}             # tied embeddings share one tensor
     out = []
     for module in model.modules():
         if isinstance(module, LoraLayer) or id(module) in adapter_parts:
@@ -250,6 +251,14 @@ def _layers(model) -> list[tuple[torch.nn.Module, LoraLayer | None, bool]]:
         if rounds or lora is not None:
             out.append((module, lora, rounds))
     return out
+
+
+def _weight(module: torch.nn.Module) -> torch.Tensor:
+    """The weight of a linear layer, an embedding or a LoRA-adapted layer."""
+    weight = module.weight
+    if not isinstance(weight, torch.Tensor):
+        raise TypeError(f"{type(module).__name__}.weight is not a tensor")
+    return weight
 
 
 def _active(lora: LoraLayer) -> list[str]:

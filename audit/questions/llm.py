@@ -127,9 +127,9 @@ class QuestionPrompt:
         return self.system.format(**values), self.user.format(**values)
 
 
-def load_prompt(path: str | Path | None = None) -> QuestionPrompt:
-    """The shipped ``question_prompt.v1``, or a user's JSON file of the same form:
-    ``{"version": ..., "system": ..., "user": ...}``.
+def load_prompt(path: str | Path | None = None, *, shipped: str = SHIPPED_PROMPT) -> QuestionPrompt:
+    """The shipped ``question_prompt.v1`` (or the prompt ``shipped`` names in the audit package),
+    or a user's JSON file of the same form: ``{"version": ..., "system": ..., "user": ...}``.
 
     Raises:
         InputDataError: the file is missing, not JSON, lacks a field, or a template has a
@@ -137,8 +137,8 @@ def load_prompt(path: str | Path | None = None) -> QuestionPrompt:
             names the file and the valid placeholders).
     """
     if path is None:
-        where: str | Path = f"audit/{SHIPPED_PROMPT}"
-        text = resources.files("audit").joinpath(SHIPPED_PROMPT).read_text("utf-8")
+        where: str | Path = f"audit/{shipped}"
+        text = resources.files("audit").joinpath(shipped).read_text("utf-8")
     else:
         where = Path(path)
         try:
@@ -222,13 +222,14 @@ def parse_reply(text: str, fact: FactForQuestions) -> ParsedReply:
     items = value.get("questions")
     if not isinstance(items, list) or not items:
         raise ReplyError("no_questions_list", 'the JSON object has no non-empty "questions" list')
-    pairs, rejected = [], Counter()
+    pairs: list[tuple[str, str]] = []
+    rejected: Counter[str] = Counter()
     for item in items:
         pair, reason = _read_item(item, fact)
-        if reason:
-            rejected[reason] += 1
-        else:
+        if pair is not None:
             pairs.append(pair)
+        elif reason:
+            rejected[reason] += 1
     return ParsedReply(pairs, rejected)
 
 

@@ -226,7 +226,7 @@ def llm_paraphrases(rows: list[dict], edges: list[str], backend, per_fact: int =
             and r.get("head_name") and r.get("tail_name")]
     if not text:
         return []
-    prompt = load_prompt(resources.files("audit").joinpath(PARAPHRASE_PROMPT))
+    prompt = load_prompt(shipped=PARAPHRASE_PROMPT)
     facts = [FactForQuestions(r["key"], r["head_name"], r["domain"], r["tail_name"], "",
                               (r["props"].get("passages") or [""])[0]) for r in text]
     batch = generate_questions(facts, backend, per_fact=per_fact, prompt=prompt)

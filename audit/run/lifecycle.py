@@ -43,7 +43,7 @@ class RunState:
     """What a run has written so far: its EdgeResults by edge and its Run node. A phase reads
     here whether it is done."""
     results: dict[str, EdgeResult]
-    run: Run | None
+    run: Run
     facts: list[FactResult] = field(default_factory=list)   # Wikidata memorization measures
 
     def measured(self, edges: Iterable[str], name: str) -> bool:
@@ -76,7 +76,7 @@ class RunLifecycle:
         self.store, self.key, self.settings = store, key, settings
         self.settings_sha256 = R.settings_sha256(settings)
         self.memory_hint = memory_hint   # what to lower when CUDA runs out of memory: the command's own options
-        self._lock = None                # the run's lock file while this process holds it (claim)
+        self._lock: RunLock | None = None   # the run's lock file while this process holds it (claim)
 
     def claim(self, lock_path: Path) -> None:
         """Hold the run for this process until it ends (``finish``, a failure, or the process's
@@ -115,7 +115,10 @@ class RunLifecycle:
 
     def state(self) -> RunState:
         """What the run has written so far (``RunState``)."""
-        return RunState({r.edge: r for r in R.read_results(self.store, self.key)}, R.get_run(self.store, self.key),
+        run = R.get_run(self.store, self.key)
+        if run is None:
+            raise ConfigError(f"run {self.key!r} was deleted while it ran")
+        return RunState({r.edge: r for r in R.read_results(self.store, self.key) if r.edge is not None}, run,
                         R.read_fact_results(self.store, self.key))
 
     def write(self, writes: Writes | None) -> None:

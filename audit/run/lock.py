@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+from typing import TextIO
 from pathlib import Path
 
 from graphstore.errors import ConfigError
@@ -21,7 +22,7 @@ class RunLock:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._handle = None
+        self._handle: TextIO | None = None
 
     def acquire(self, run: str) -> None:
         """Hold the run for this process.

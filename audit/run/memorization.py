@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,7 +131,7 @@ class UnlearningMemorization:
         by_key = {r.key: r for r in done}
 
         def extra(m) -> dict:
-            out = {"role": "forget" if (m.subject, m.property) in self.forget_facts else "retain"}
+            out: dict[str, Any] = {"role": "forget" if (m.subject, m.property) in self.forget_facts else "retain"}
             before = by_key.get(R.fact_result_key(self.run, m.subject, m.property))
             if phase == "after" and before is not None and before.strength_before is not None:
                 out["strength_change"] = m.strength - before.strength_before

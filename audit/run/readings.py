@@ -4,6 +4,9 @@ that the views and the command line can use them without loading a model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from audit.results.schema import Run
 
 
@@ -41,8 +44,8 @@ def redundancy_reading(summary: dict) -> str | None:
                    "injection already left; HANKER: +19.7% to +26.1% across methods, LLaMA2-7B on MUSE News)")
 
 
-def stored_summary(run: Run) -> dict:
-    """The summary a finished run wrote on its node."""
+def stored_summary(run: Mapping[str, Any]) -> dict:
+    """The summary a finished run wrote on its node (a ``Run``, or its properties)."""
     names = Run.names("summary") + [n for n in Run.names("resurfacing") if n != "resurfacing_config"]
     return {k: run[k] for k in names if run.get(k) is not None}
 

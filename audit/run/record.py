@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -48,19 +49,19 @@ class RunRecord:
         self._logged: set[tuple[str, int]] | None = None   # (phase, epoch) in loss.jsonl, read once
         self._cut = False                                   # its last line was cut short (a kill)
 
-    def start(self, request: RunRequest, method_config: dict, environment: dict, notes: list[str] = ()) -> None:
+    def start(self, request: RunRequest, method_config: dict, environment: dict, notes: Sequence[str] = ()) -> None:
         """Write ``config.toml`` (the resolved options, with ``notes`` as comments) and
         ``environment.json``. An option left to a default that depends on the model or method
         (``lr``) is left out of the file, and a note says what it was."""
         self.folder.mkdir(parents=True, exist_ok=True)
         options = resolved_options(request, method_config)
-        notes = [f"`audit run`'s options for run {request.run_id or '(unnamed)'}; audit run --config reads this file "
-                 "(docs/runs.md, section 8)", *notes]
+        comments = [f"`audit run`'s options for run {request.run_id or '(unnamed)'}; audit run --config reads this "
+                    "file (docs/runs.md, section 8)", *notes]
         missing = unexpressed(request, options)
         if missing:
-            notes.append("settings no option of audit run makes (not re-run by --config or --rerun): "
+            comments.append("settings no option of audit run makes (not re-run by --config or --rerun): "
                          + "; ".join(missing))
-        _write(self.folder / CONFIG, options_toml(options, notes))
+        _write(self.folder / CONFIG, options_toml(options, comments))
         _write(self.folder / ENVIRONMENT, json.dumps(environment, indent=2) + "\n")
 
     def log_loss(self, phase: str, epoch: int, loss: float, seconds: float, **extra) -> None:
@@ -71,7 +72,7 @@ class RunRecord:
         line = {"phase": phase, "epoch": epoch, "loss": json_safe(loss), "seconds": seconds, **extra}
         with (self.folder / LOSSES).open("a", encoding="utf-8") as out:
             out.write(("\n" if self._cut else "") + json.dumps(line) + "\n")   # past a line cut by a kill
-        self._logged.add((phase, epoch))
+        self._lines().add((phase, epoch))
         self._cut = False
 
     def logged(self, phase: str) -> bool:
@@ -126,7 +127,7 @@ def environment(store: GraphStore, hardware: Hardware) -> dict:
 
 def run_folder(run: Run, cache_dir: Path | None = None) -> Path:
     """Where a run's record is: under ``cache_dir`` when given, else where its lock file was."""
-    if cache_dir is not None:
+    if cache_dir is not None and run.key is not None:
         return Path(cache_dir) / "runs" / run.key
     if run.lock:
         return Path(run.lock).parent

@@ -28,7 +28,7 @@ import re
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 
@@ -50,7 +50,7 @@ from audit.measure.leakage import LeakageThresholds
 class CheckContext:
     """What the checks share: the unlearned model (a peft model: adapters off = the injected
     model), the graph's edges and the forget set, and how to evaluate."""
-    model: object
+    model: Any                              # a peft model (transformers' generate and peft's adapters)
     encoder: QAEncoder
     edges: dict[str, Edge]
     forget: list[str]
@@ -70,7 +70,8 @@ class CheckContext:
     def evaluate(self, examples: list[QAExample], label: str) -> dict[str, float]:
         """Mean ROUGE-1 per edge of ``examples`` under the model as it is now."""
         scores = E.evaluate(self.model, self.encoder, examples, self.batch_size, progress=label)
-        return {k: M.mean(s.values["rouge1"] for s in v) for k, v in E.group_by_edge(scores).items()}
+        # every group holds a score at least, so each mean is a number
+        return {k: sum(s.values["rouge1"] for s in v) / len(v) for k, v in E.group_by_edge(scores).items()}
 
     def forgotten(self, edge: str) -> bool:
         return self.rouge1_after[edge] <= self.thresholds.forgotten
@@ -132,7 +133,9 @@ def quantization(c: CheckContext) -> tuple[dict, dict]:
 
 
 def _report_dict(report) -> dict:
-    return dataclasses.asdict(report) if dataclasses.is_dataclass(report) else dict(report)
+    if dataclasses.is_dataclass(report) and not isinstance(report, type):
+        return dataclasses.asdict(report)
+    return dict(report)
 
 
 # -- relearning from neighbours -------------------------------------------------------------------
@@ -150,7 +153,7 @@ def relearn_sets(edges: dict[str, Edge], forget: list[str], edge: str, seed: int
 
 
 def relearning(c: CheckContext) -> tuple[dict, dict]:
-    per_edge = {}
+    per_edge: dict[str, dict[str, float | int | bool | None]] = {}
     for position, edge in enumerate(c.forget, 1):
         near_pairs, far_pairs = relearn_sets(c.edges, c.forget, edge, c.config.seed)
         n = len(near_pairs)

@@ -80,10 +80,12 @@ def _report_start(p: RunPlan, resumed: bool, report: Callable[[str], None]) -> N
            f"of {request.graph} ({len(p.edges)} edges), model {request.model}, lr {request.unlearn.lr:g} "
            f"({p.lr_source}), {request.unlearn.epochs} epochs, {p.hardware.label}")
     if data.kind != "qa":
-        report(f"training on {data.kind}: {len(data.forget)} forget and {len(data.retain)} retain text(s)"
-               + (f"; {len(data.mixed)} mixed passage(s) state a forget and a retained fact: "
-                  f"{ {'forget': 'unlearned', 'retain': 'kept as retain', 'drop': 'left out'}[data.mixed_policy]} "
-                  f"(--mixed-passages {data.mixed_policy})" if data.kind == "passages" else ""))
+        mixed = ""
+        if data.kind == "passages" and data.mixed_policy is not None:
+            done = {"forget": "unlearned", "retain": "kept as retain", "drop": "left out"}[data.mixed_policy]
+            mixed = (f"; {len(data.mixed)} mixed passage(s) state a forget and a retained fact: {done} "
+                     f"(--mixed-passages {data.mixed_policy})")
+        report(f"training on {data.kind}: {len(data.forget)} forget and {len(data.retain)} retain text(s){mixed}")
 
 
 def _record_start(p: RunPlan, record: RunRecord, life: RunLifecycle, store: GraphStore) -> None:

@@ -54,6 +54,7 @@ def select(store: GraphStore, graph: str, known_edges: list[str], spec: str | No
         keys = _cypher_keys(store, graph, cypher)
         label = "cypher"
     else:
+        assert spec is not None   # exactly one of the two, checked above
         keys = _named(store, graph, known_edges, spec, seed)
         label = spec
     known = set(known_edges)

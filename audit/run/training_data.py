@@ -135,7 +135,9 @@ class TrainingTexts:
     def _passages(self, forget: list[str], train_retain: list[str], retain_scope: str) -> TrainingData:
         policy = self.config.mixed_passages
         forget_set, keep = set(forget), set(train_retain)
-        forget_texts, retain_texts, mixed = [], [], []
+        forget_texts: list[TrainItem] = []
+        retain_texts: list[TrainItem] = []
+        mixed: list[str] = []
         for example in self.texts.values():
             facts = set(example.facts)
             if facts & forget_set:

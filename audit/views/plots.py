@@ -33,6 +33,7 @@ matplotlib.use("Agg")   # files only, never a window: also on machines without a
 
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 import numpy as np  # noqa: E402
+from matplotlib.artist import Artist  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
@@ -175,7 +176,7 @@ def draw_before_after(forget: Sequence[ForgetPoint], retained: Sequence[tuple[st
         width = 0.42
         ax.bar(x - width / 2, before, width, facecolor="white", edgecolor=BEFORE_EDGE, linewidth=0.8)
         ax.bar(x + width / 2, after, width, color=colours)
-        before_handle = Patch(facecolor="white", edgecolor=BEFORE_EDGE, label="before unlearning")
+        before_handle: Artist = Patch(facecolor="white", edgecolor=BEFORE_EDGE, label="before unlearning")
     else:
         # ax.bar makes one Rectangle per bar (seconds at 10,000 edges); vlines is one collection.
         ax.vlines(x, 0, after, colors=colours, linewidth=1)

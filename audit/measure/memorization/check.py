@@ -83,7 +83,8 @@ def train_sentence_model(sentences: list[str], tokenizer_texts: list[str], out_d
     seed_everything(settings.seed)
     build_scratch(settings.size, tokenizer_texts, out_dir, settings.seed)
     tokenizer = load_tokenizer(str(out_dir))
-    model = AutoModelForCausalLM.from_pretrained(out_dir).to(hardware.device)
+    # transformers wraps `to` with functools.wraps, which mypy types unbound (the model as first argument)
+    model = AutoModelForCausalLM.from_pretrained(out_dir).to(hardware.device)  # type: ignore[arg-type]
     encoded = [[tokenizer.bos_token_id] + tokenizer(s, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
                for s in sentences]
     steps = -(-len(encoded) // settings.batch_size)

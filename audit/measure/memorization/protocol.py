@@ -61,9 +61,12 @@ def shortfalls(registry: PropertyRegistry, subjects: dict[str, Subject], targets
              "templates": None if config.paraphrases is None else 1 + config.paraphrases}
     out = []
     for (what, pid), got in sorted(counts.items()):
-        short = [n for n in got if asked[what] is not None and n < asked[what]]
+        wanted = asked[what]
+        if wanted is None:   # no number of paraphrases asked: no templates are short
+            continue
+        short = [n for n in got if n < wanted]
         if short:
-            out.append(Shortfall(what, pid, labels[pid], asked[what], len(got), len(short), min(short)))
+            out.append(Shortfall(what, pid, labels[pid], wanted, len(got), len(short), min(short)))
     return out
 
 

@@ -30,6 +30,13 @@ class UnlearnBatch:
     retain: dict | None = None
     refusal: dict | None = None
 
+    def part(self, name: str) -> dict:
+        """The ``retain`` or ``refusal`` part, which the unlearner pairs only for a method that uses it."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"this batch has no {name} part: the method must declare that it uses one")
+        return value
+
 
 class Method:
     """An unlearning method: a name, a config dataclass, a default rate and a loss.
@@ -42,6 +49,9 @@ class Method:
     title: ClassVar[str]
     config_class: ClassVar[type]
     scratch_lr: ClassVar[float]
+    # "forget": the method's gradient is kept only on the forget groups' weights of a masked
+    # injection (OracleGrad); None: every trained weight
+    gradient_mask: ClassVar[str | None] = None
     uses_refusal: ClassVar[bool] = False
 
     def __init__(self, config=None):
@@ -64,7 +74,7 @@ class Method:
         """``loss + retain_weight * NLL(retain)``: gradient difference's retain term, which
         the NPO paper also adds to NPO ("NPO+RT") and which applies to any forget-only loss."""
         weight = getattr(self.config, "retain_weight", 0.0)
-        return loss + weight * self.nll(model, batch.retain) if weight > 0 else loss
+        return loss + weight * self.nll(model, batch.part("retain")) if weight > 0 else loss
 
     # -- shared pieces (tensors.py) ------------------------------------------------------------
     @staticmethod

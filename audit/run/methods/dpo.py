@@ -28,9 +28,9 @@ class DirectPreference(Method):
 
     def loss(self, model, batch: UnlearnBatch):
         beta = self.config.beta
-        chosen, _ = self.answer_logprob(model, batch.refusal)
+        chosen, _ = self.answer_logprob(model, batch.part("refusal"))
         rejected, _ = self.answer_logprob(model, batch.forget)
-        chosen_ref = self.reference_logprob(model, batch.refusal)
+        chosen_ref = self.reference_logprob(model, batch.part("refusal"))
         rejected_ref = self.reference_logprob(model, batch.forget)
         # Eq. 7: -log sigma(beta * [log pi(y_w|x)/pi_ref(y_w|x) - log pi(y_l|x)/pi_ref(y_l|x)])
         margin = beta * ((chosen - chosen_ref) - (rejected - rejected_ref))

@@ -29,4 +29,4 @@ class RefusalNLL(Method):
 
     def loss(self, model, batch: UnlearnBatch):
         # Eq. 6: L(D_f,idk) + retain_weight * L(D_r)
-        return self.plus_retain_nll(model, batch, self.nll(model, batch.refusal))
+        return self.plus_retain_nll(model, batch, self.nll(model, batch.part("refusal")))

@@ -25,4 +25,4 @@ class KLMinimization(Method):
         # L = -NLL(forget) + lambda * KL(p_injected(.|retain) || p_theta(.|retain)), per answer token;
         # the injected model is the reference (adapters disabled).
         loss = -self.nll(model, batch.forget)
-        return loss + self.config.retain_weight * self.answer_kl(model, batch.retain) if self.uses_retain else loss
+        return loss + self.config.retain_weight * self.answer_kl(model, batch.part("retain")) if self.uses_retain else loss
