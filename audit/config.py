@@ -12,6 +12,11 @@ from graphstore.errors import ConfigError
 EVAL_BATCH_SIZE = 32   # QA pairs per generation/scoring batch of an evaluation
 
 
+MASK_GROUPS = ("forget", "component", "entity", "edge")
+MASK_KINDS = ("element", "structural")
+ADAPTERS = ("lora", "full")
+
+
 @dataclass
 class InjectionConfig:
     """Knowledge injection (PISTOL protocol): fine-tune on every QA pair of the graph until
@@ -25,6 +30,17 @@ class InjectionConfig:
     lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha for pretrained models"})
     seed: int = field(default=0, metadata={"help": "seed of initialisation and data order"})
     enabled: bool = field(default=True, metadata={"help": "off: audit the model as it is (it already knows the facts, e.g. a pretrained model and Wikidata people)"})
+    mask_groups: str | None = field(default=None, metadata={"help": "masked injection (LACUNA, docs/localization.md): the edges' groups, each trained "
+                                    "into its own weights: forget (the forget set and the rest), component, entity (the "
+                                    "head entity) or edge; None: off"})
+    mask_share: float = field(default=0.05, metadata={"help": "share of the attention and MLP weights in each group's mask"})
+    mask_kind: str = field(default="element", metadata={"help": "element (single weights at random) or structural "
+                                                                "(whole attention heads and MLP neurons)"})
+
+    def identity(self) -> dict:
+        """The settings as a cache key and a run's digest count them: the mask settings only when
+        masking is on, so that injections and runs made before it existed keep their keys."""
+        return {k: v for k, v in as_dict(self).items() if self.mask_groups is not None or not k.startswith("mask_")}
 
     def learning_rate(self, full_training: bool) -> float:
         return self.lr if self.lr is not None else (3e-3 if full_training else 2e-4)
@@ -42,6 +58,15 @@ class InjectionConfig:
                   lora_r=self.lora_r)
         if self.lr is not None and self.lr <= 0:
             raise ConfigError(f"--inject-lr {self.lr}: must be positive")
+        if self.mask_groups is not None:
+            if self.mask_groups not in MASK_GROUPS:
+                raise ConfigError(f"--mask-groups {self.mask_groups!r}: valid: {', '.join(MASK_GROUPS)}")
+            if self.mask_kind not in MASK_KINDS:
+                raise ConfigError(f"--mask-kind {self.mask_kind!r}: valid: {', '.join(MASK_KINDS)}")
+            if not 0.0 < self.mask_share < 1.0:
+                raise ConfigError(f"--mask-share {self.mask_share}: must be in (0, 1)")
+            if not self.enabled:
+                raise ConfigError("--mask-groups with --no-inject: masks are drawn by the injection")
 
 
 @dataclass
@@ -60,9 +85,19 @@ class UnlearnConfig:
     lora_targets: str = field(default="all-linear", metadata={"help": "peft target_modules: all-linear or comma-separated module names"})
     seed: int = field(default=0, metadata={"help": "seed of adapters, data order and forget/retain pairing"})
     gradient_checkpointing: bool = field(default=False, metadata={"help": "trade compute for memory on GPU"})
+    adapter: str = field(default="lora", metadata={"help": "what unlearning trains: lora (adapters on every linear "
+                                                           "layer) or full (every weight but the input embeddings, "
+                                                           "as LACUNA's methods do)"})
+
+    def identity(self) -> dict:
+        """The settings as a run's digest counts them: ``adapter`` only when it is not LoRA, so that
+        runs made before full-parameter unlearning existed still resume."""
+        return {k: v for k, v in as_dict(self).items() if k != "adapter" or v != "lora"}
 
     def check(self) -> None:
         check_numbers(self, "--")
+        if self.adapter not in ADAPTERS:
+            raise ConfigError(f"--adapter {self.adapter!r}: valid: {', '.join(ADAPTERS)}")
         _positive(epochs=self.epochs, batch_size=self.batch_size, grad_accum=self.grad_accum, lora_r=self.lora_r)
         if self.lr is not None and self.lr <= 0:
             raise ConfigError(f"--lr {self.lr}: must be positive")
@@ -258,6 +293,22 @@ class ResurfacingConfig:
             raise ConfigError(f"check option mia_k={self.mia_k}: must be in (0, 1]")
 
 
+@dataclass
+class LocalizationConfig:
+    """LACUNA's localization precision (docs/localization.md); needs ``InjectionConfig.mask_groups``."""
+    enabled: bool = field(default=False, metadata={"help": "score every attention and MLP weight's change and its ROC "
+                                                          "AUC against the forget mask"})
+    control: bool = field(default=True, metadata={"help": "also unlearn an unmasked injection with the same method, "
+                                                         "for the contrast scores (twice the unlearning)"})
+    max_weights: int = field(default=2_000_000, metadata={"help": "weights scored at most (a uniform sample per "
+                                                                  "tensor beyond it)"})
+    seed: int = field(default=0, metadata={"help": "seed of the sample and of the composite's folds"})
+
+    def check(self) -> None:
+        check_numbers(self, "localization option ")
+        _positive(max_weights=self.max_weights)
+
+
 # -- scratch models: their sizes, and `--model scratch[:SIZE]` --------------------------------
 @dataclass(frozen=True)
 class ScratchSize:
@@ -329,6 +380,7 @@ def apply_options(config, options: dict[str, str], what: str):
             continue
         if current is None:  # an optional field: its annotation ("int | None") gives the type
             current = {"int": 0, "float": 0.0, "bool": False}.get(str(fields[key].type).split(" |")[0], "")
+        value: bool | int | float | str
         try:
             if isinstance(current, bool):
                 value = {"true": True, "1": True, "false": False, "0": False}[text.lower()]

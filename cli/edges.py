@@ -29,6 +29,8 @@ RUN_TABLE = EdgeResult.check(["edge", "role", "edge_degree", "component_density"
                               "memorized_after", "deviation_score"])
 # With resurfacing checks (docs/robustness.md) the table shows their columns instead of the extra measures.
 CHECK_TABLE = EdgeResult.check(["edge", "role", "rouge1_before", "rouge1_after", *EDGE_COLUMNS])
+# With a masked injection (docs/localization.md): each edge's group, and a swept edge's precision.
+LOCALIZATION_TABLE = EdgeResult.check(["mask_group", "localization_auc_magnitude", "localization_auc"])
 EXPORTS = (".csv", ".parquet")
 
 
@@ -45,7 +47,8 @@ def edges(graph_name, run_id, output, fmt, settings):
     component density, split and number of QA pairs. With --run, one row per edge of that run:
     role (forget/retain), structure, every measure before and after unlearning, and for
     per-edge sweeps the retained ROUGE-1 and deviation score of each edge's unlearning. For a run
-    with resurfacing checks (audit run --check), the table shows the checks' columns.
+    with resurfacing checks (audit run --check), the table shows the checks' columns; with a masked
+    injection (--mask-groups), each edge's group and, for a sweep, its localization precision.
 
     \b
     Examples:
@@ -66,7 +69,7 @@ def edges(graph_name, run_id, output, fmt, settings):
             columns = [c for c in RUN_COLUMNS if any(c in r for r in records)] or list(RUN_TABLE)
             checked = any(c in r for r in records for c in EDGE_COLUMNS)
             table = (CHECK_TABLE if checked else RUN_TABLE) if fmt == "table" and output is None else columns
-            table = [c for c in table if c in columns]
+            table = [c for c in table if c in columns] + [c for c in LOCALIZATION_TABLE if c in columns]
             rows = [[r.get(c) for c in table] for r in records]
             if fmt == "table" and output is None:   # the status each view shows, and a flag at a threshold
                 table, t = [*table, "status", "borderline"], LeakageThresholds()

@@ -15,6 +15,7 @@ from graphstore.progress import say
 
 FORMATS = ("table", "csv", "json", "markdown")
 SHOWN = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score")   # the table and markdown forms
+SHOWN_IF_ANY = ("localization_auc_magnitude", "localization_auc")            # ... when a run has them
 
 
 @click.command()
@@ -124,6 +125,12 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
         with (out_dir / "table.md").open("a", encoding="utf-8") as md:
             md.write("\n## Variance components (injected models, unlearning seeds of one model)\n\n"
                      + markdown_table(component_columns, component_rows) + "\n")
+    link_columns = ["precision", "resurfacing", "spearman_rho", "low", "high", "runs"]
+    link_rows = A.localization_link(rows)
+    if link_rows:
+        with (out_dir / "table.md").open("a", encoding="utf-8") as md:
+            md.write("\n## Localization precision against resurfacing (Spearman over runs; LACUNA Sec. 4.3)\n\n"
+                     + markdown_table(link_columns, link_rows) + "\n")
     pair_columns, pair_rows = _paired(A, rows, pairs, spec.selectors)
     if pair_rows:
         with (out_dir / "paired.csv").open("w", encoding="utf-8") as csv_file:
@@ -134,7 +141,9 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
                                "cells": [dict(zip(columns, r)) for r in full],
                                "correlations": [dict(zip(rho_columns, r)) for r in rho_rows],
                                "components": [dict(zip(component_columns, r)) for r in component_rows],
-                               "paired": [dict(zip(pair_columns, r)) for r in pair_rows]}, indent=2, default=str))
+                               "paired": [dict(zip(pair_columns, r)) for r in pair_rows],
+                               "localization_link": [dict(zip(link_columns, r)) for r in link_rows]},
+                              indent=2, default=str))
     elif fmt == "csv":
         emit_rows(columns, full, "csv")
     elif fmt == "markdown":
@@ -148,6 +157,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
             emit_rows(component_columns, component_rows, "table")
         if pair_rows:
             emit_rows(pair_columns, pair_rows, "table")
+        if link_rows:
+            emit_rows(link_columns, link_rows, "table")
         nested = " (over the injected models' means where a row has several)" if component_rows else ""
         click.echo(f"mean ± half of the 95 % t interval over seeds{nested}; every measure in "
                    f"{out_dir / 'table.csv'}, figures in {out_dir}")
@@ -160,11 +171,12 @@ def _seed(cell) -> str:
 def _compact(rows) -> tuple[list[str], list[list]]:
     # deviation_score: the mean of the runs' scores, with its interval; ds_paper: PISTOL's, from
     # the mean ROUGE-1s (its tables' definition; no interval)
-    columns = ["method", "options", "selector", "graph", "lr", "model", "mode", "seeds", *SHOWN, "ds_paper"]
+    shown = [*SHOWN, *(m for m in SHOWN_IF_ANY if any(r.values.get(m) for r in rows))]
+    columns = ["method", "options", "selector", "graph", "lr", "model", "mode", "seeds", *shown, "ds_paper"]
     out = []
     for r in rows:
         cells = []
-        for m in SHOWN:
+        for m in shown:
             i = r.interval(m)
             cells.append("" if i is None else f"{i.mean:.3f}" + ("" if i.low is None else f" ± {i.half_width():.3f}"))
         paper = r.paper_deviation_score()

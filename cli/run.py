@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from audit.config import INJECT_QA, MIXED_PASSAGES, RESURFACING_CHECKS, TRAIN_ON
+from audit.config import ADAPTERS, INJECT_QA, MASK_GROUPS, MASK_KINDS, MIXED_PASSAGES, RESURFACING_CHECKS, TRAIN_ON
 from audit.run.methods import METHODS, PRETRAINED_UNLEARN_LR, SMALL_MODEL_WIDTH
 from audit.run.options import DEFAULTS, SETTING_OPTIONS, read_options, request_from_options
 from audit.run.selectors import SELECTORS
@@ -50,7 +50,7 @@ def _merged(ctx: click.Context, given: dict, layers: list[tuple[Path, dict]]) ->
     options = {name: _options(v) if name in SETTING_OPTIONS else v for name, v in given.items()}
     method = given["method"].lower() if "method" in on_line else next(
         (str(v["method"]).lower() for _, v in reversed(layers) if "method" in v), given["method"].lower())
-    settings = {name: {} for name in SETTING_OPTIONS}   # from the files, by name
+    settings: dict[str, dict[str, object]] = {name: {} for name in SETTING_OPTIONS}   # from the files, by name
     for path, values in layers:
         for name, value in values.items():
             if name in SETTING_OPTIONS:
@@ -199,6 +199,24 @@ def _cast(ctx: click.Context, param: click.Parameter, path: Path, name: str, val
                    "edge's own unlearning, on that edge. See docs/robustness.md.")
 @click.option("--check-option", multiple=True, metavar="NAME=VALUE",
               help="An option of the checks, e.g. quantize=nf4, relearn_steps=20, mia_k=0.1 (docs/robustness.md).")
+@click.option("--adapter", type=click.Choice(ADAPTERS), default=D["adapter"], show_default=True,
+              help="What unlearning trains: lora adapters, or the full model (every weight but the input "
+                   "embeddings, as LACUNA's methods; a frozen copy of the injected weights is the reference).")
+@click.option("--mask-groups", type=click.Choice((*MASK_GROUPS, "none")), default=None,
+              help="Masked injection (LACUNA): each group of edges trained into its own share of the attention and "
+                   "MLP weights: forget (the forget set and the rest), component, entity (head entity) or edge. "
+                   "Needed by --localization and --method oraclegrad. See docs/localization.md.")
+@click.option("--mask-share", type=float, default=D["mask_share"], show_default=True,
+              help="Share of the attention and MLP weights in each group's mask.")
+@click.option("--mask-kind", type=click.Choice(MASK_KINDS), default=D["mask_kind"], show_default=True,
+              help="element (single weights at random) or structural (whole heads and MLP neurons).")
+@click.option("--localization/--no-localization", default=False,
+              help="After unlearning, LACUNA's localization precision: each attention and MLP weight's change "
+                   "scored, and each score's ROC AUC against the forget groups' mask (1: only the forget weights "
+                   "moved, 0.5: indiscriminate); also against the weights of the forget edges' graph neighbours.")
+@click.option("--localization-option", multiple=True, metavar="NAME=VALUE",
+              help="An option of the localization measure: control=false (no unmasked control run), "
+                   "max_weights=N (weights scored at most). Repeatable.")
 @click.option("--device", default=D["device"], show_default=True, help="auto (CUDA when present), cpu, cuda, cuda:1 ...")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models, checkpoints and logs (default <store>/cache).")
@@ -230,6 +248,7 @@ def run(ctx, config_file, rerun, fmt, settings, **given):
       audit run --graph demo --select top-degree:2 --check all --check-option relearn_steps=20
       audit run --config demo.toml --epochs 5
       audit run --rerun demo-npo --seed 1
+      audit run --graph demo --select top-degree:2 --method oraclegrad --adapter full --mask-groups forget --localization
     """
     layers = []
     if rerun is not None:

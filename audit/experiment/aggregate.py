@@ -25,6 +25,8 @@ from audit.results.schema import EdgeResult, phase_name
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
 
+LOCALIZATION_MEASURES = ("localization_auc_magnitude", "localization_auc", "localization_auc_unified",
+                         "localization_auc_composite", "localization_auc_others")
 RESURFACING_MEASURES = ("forget_rouge1_int8", "forget_rouge1_nf4", "retain_rouge1_int8", "retain_rouge1_nf4",
                         "relearn_rouge1", "relearn_control_rouge1", "relearn_gain", "forget_paraphrase_rouge1_after",
                         "forget_two_hop_rouge1_after", "resurfaced_int8", "resurfaced_nf4", "resurfaced_relearn",
@@ -46,8 +48,16 @@ RUN_MEASURES = ("forget_rouge1_after", "retain_rouge1_after", "deviation_score",
                 "forget_memorized_semantic_after", "forget_memorized_semantic_unique_after",
                 "forget_memorized_semantic_drop_after", "forget_qa_pairs_redundant_share",
                 # resurfacing checks (docs/robustness.md)
-                *RESURFACING_MEASURES)
+                *RESURFACING_MEASURES,
+                # localization precision (docs/localization.md): higher is better
+                *LOCALIZATION_MEASURES)
 EDGE_MEASURES = tuple(m for m in M.QA_MEASURES if m != "rouge1")
+# LACUNA's premise (Sec. 4.3): precise unlearning resists resurfacing. Across the runs, the
+# precision against what relearning brought back (forget ROUGE-1 after it, and its gain on the control).
+# Forget ROUGE-1 after relearning also rises where unlearning forgot little: read it beside the
+# count of forgotten edges that came back.
+LINK = (("localization_auc_magnitude", "relearn_rouge1"), ("localization_auc_magnitude", "resurfaced_relearn"),
+        ("localization_auc_magnitude", "relearn_gain"), ("localization_auc", "relearn_rouge1"))
 MEASURES = RUN_MEASURES + tuple(f"forget_{m}_after" for m in EDGE_MEASURES)
 # (the inflations, drops and the redundant share measure the audit set's bias: neither direction is better)
 LOWER_IS_BETTER = {"forget_rouge1_after", "deviation_score", "forget_memorized_after", "forget_rouge1_unique_after",
@@ -136,7 +146,7 @@ def run_values(props: dict, results: list[EdgeResult]) -> dict[str, float]:
             out[f"forget_{m}_after"] = M.mean(values)
     domain = {r.edge: r.domain for r in results}
     component = {r.edge: r.component for r in results}
-    by_domain: dict[str, list[float]] = {}
+    by_domain: dict[str | None, list[float]] = {}
     if props.get("mode") == "per-edge":
         # each forget edge's unlearning measured every other edge: average those of each domain
         forget_edges = {f.edge for f in forget}
@@ -207,6 +217,8 @@ def _edge_points(link: dict, results: list[EdgeResult]) -> list[EdgePoint]:
     points = []
     for r in forget:
         score = r.deviation_score if per_edge else (props.get("deviation_score") if len(forget) == 1 else None)
+        if r.edge is None or r.edge_degree is None or r.component_density is None:
+            continue   # not an edge's result as a run writes it (edge_props gives every one its structure)
         if score is not None:
             points.append(EdgePoint(link["run"], link["cell"], props["method"], r.edge, r.edge_degree,
                                     r.component_density, score))
@@ -305,4 +317,19 @@ def paired(rows: list[CellRow], a: str, b: str, measure: str) -> list[PairedRow]
         differences = [ra.by_seeds[u][measure] - rb.by_seeds[u][measure] for u in units]
         out.append(PairedRow(method, options, ra.lr, rb.lr, model, mode, measure, differences,
                              [u[0] for u in units]))
+    return out
+
+
+def localization_link(rows: list[CellRow]) -> list[list]:
+    """LACUNA's link between precision and resurfacing, over every run of the experiment: per pair
+    of ``LINK``, Spearman's ρ with its 95 % bootstrap interval (runs resampled), and the points.
+    Empty when the runs have no localization or no relearning."""
+    out = []
+    for precision, resurfaced in LINK:
+        pairs = [(v[precision], v[resurfaced]) for r in rows for v in r.by_seeds.values()
+                 if v.get(precision) is not None and v.get(resurfaced) is not None]
+        x, y = [a for a, _ in pairs], [b for _, b in pairs]
+        if x:
+            c = spearman(x, y)
+            out.append([precision, resurfaced, c.rho, c.low, c.high, c.n])
     return out

@@ -18,7 +18,8 @@ from pathlib import Path
 from audit.build import PistolSource, TextSource, build_graph
 from audit.config import ResurfacingConfig, TrainingDataConfig
 from audit.experiment.grid import Cell, chosen_rates, expand, protocol_trials, trial_run_id
-from audit.experiment.run_table import TRAINING_OPTIONS, injection_config, resurfacing_config, unlearn_config
+from audit.experiment.run_table import (TRAINING_OPTIONS, injection_config, localization_config, resurfacing_config,
+                                       unlearn_config)
 from audit.experiment.spec import ExperimentSpec
 from audit.results import repository as R
 from audit.run.qa import load_graph_edges
@@ -61,8 +62,9 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
     existing = R.get_experiment(store, spec.name)
     if existing is not None and existing.sha256 != spec.sha256:
         if not replace:
+            was = existing.sha256[:12] if existing.sha256 is not None else "not recorded"
             raise ConfigError(f"experiment {spec.name!r} was run from another version of {existing.file} "
-                              f"(sha256 {existing.sha256[:12]}, now {spec.sha256[:12]}); give --replace to run the "
+                              f"(sha256 {was}, now {spec.sha256[:12]}); give --replace to run the "
                               "new grid (finished cells it keeps are reused), or another name")
     _ensure_graphs(store, spec, report)
     _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
@@ -106,9 +108,10 @@ def _ensure_graphs(store: GraphStore, spec: ExperimentSpec, report) -> None:
     for g in spec.graphs:
         if g.source_files:
             source = PistolSource((g.pistol,), g.split, g.variant) if g.pistol is not None else TextSource(g.forget, g.retain)
-            built = build_graph(store, source, g.name)
-            if built[0].summary.status != "unchanged":
-                report(f"graph {g.name}: {built[0].summary.status} from "
+            summary = build_graph(store, source, g.name)[0].summary
+            assert summary is not None   # written
+            if summary.status != "unchanged":
+                report(f"graph {g.name}: {summary.status} from "
                        f"{g.pistol or ', '.join(str(p) for p in g.forget + g.retain)}")
 
 
@@ -139,7 +142,8 @@ def request_for(spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path, 
         equivalence=None if equivalence == "none" else equivalence, cache_dir=cache_dir,
         injection=injection, unlearn=unlearn,
         training=TrainingDataConfig(**{k: o[k] for k in TRAINING_OPTIONS if k in o}),
-        resurfacing=resurfacing_config(o, cell.seed) if checks else ResurfacingConfig())   # not on the rate protocol's trials
+        resurfacing=resurfacing_config(o, cell.seed) if checks else ResurfacingConfig(),   # not on the rate protocol's trials
+        localization=localization_config(o, cell.seed))
 
 
 def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, report) -> dict:
@@ -149,7 +153,7 @@ def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, 
     run_audit(store, request_for(spec, cell, run_id, cache_dir, checks=role == CELL),
               report=lambda line: report(f"  {line}"))
     store.write(RQ.EXPERIMENT_LINK_RUN, experiment=spec.name, run=run_id, role=role, cell=cell.group())
-    return dict(R.get_run(store, run_id))
+    return dict(R.require_run(store, run_id))
 
 
 def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, report) -> tuple[int, int]:
@@ -185,6 +189,8 @@ def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[d
     Trials are joint runs with the method's default options: the rate is chosen once per
     method and model and held for every option set and mode of the grid."""
     p = spec.lr_protocol
+    if p is None:   # no protocol: no rates to choose
+        return []
     choices = []
     for graph in (g.name for g in spec.graphs):
         for method in spec.methods:

@@ -5,7 +5,8 @@ checks (audit.experiment.spec) build the same settings to refuse a bad value bef
 
 from __future__ import annotations
 
-from audit.config import InjectionConfig, ResurfacingConfig, UnlearnConfig, apply_options, check_names
+from audit.config import (InjectionConfig, LocalizationConfig, ResurfacingConfig, UnlearnConfig, apply_options,
+                          check_names)
 from graphstore.errors import ConfigError
 
 # [run]: audit run's options shared by every cell, with their types.
@@ -15,13 +16,16 @@ RUN_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "inject_max_epochs": int, "inject_lr": (int, float), "inject_batch_size": int, "inject_seed": int, "device": str,
     "train_on": str, "mixed_passages": str, "chunk_tokens": int, "inject_qa": str,
     "checks": list, "check_options": dict,   # resurfacing checks of every cell (docs/robustness.md)
+    "adapter": str, "mask_groups": str, "mask_share": (int, float), "mask_kind": str,   # docs/localization.md
+    "localization": bool, "localization_options": dict,
 }
 TRAINING_OPTIONS = ("train_on", "mixed_passages", "chunk_tokens", "inject_qa")
 PATH_OPTIONS = ("utility", "idk")
 
 # [run] keys -> the config fields they set; request_for and the file's checks both build from these
-UNLEARN_KEYS = ("epochs", "batch_size", "grad_accum", "lora_r", "lora_alpha")
+UNLEARN_KEYS = ("epochs", "batch_size", "grad_accum", "lora_r", "lora_alpha", "adapter")
 INJECT_KEYS = {"inject_target": "target_rouge1", "inject_max_epochs": "max_epochs", "inject_lr": "lr",
+               "mask_groups": "mask_groups", "mask_share": "mask_share", "mask_kind": "mask_kind",
                "inject_batch_size": "batch_size"}
 
 
@@ -39,6 +43,16 @@ def injection_config(run: dict, seed: int, inject_seed: int | None = None) -> In
         inject_seed = run.get("inject_seed", seed)
     return InjectionConfig(seed=inject_seed,
                            **{field: run[key] for key, field in INJECT_KEYS.items() if key in run})
+
+
+def localization_config(run: dict, seed: int = 0) -> LocalizationConfig:
+    """The localization measure of ``[run]`` (``localization = true``, ``localization_options =
+    {...}``), checked; its seed is the cell's unless the options set one."""
+    config = LocalizationConfig(enabled=run.get("localization", False), seed=seed)
+    apply_options(config, {k: str(v).lower() if isinstance(v, bool) else str(v)
+                           for k, v in run.get("localization_options", {}).items()}, "the localization measure")
+    config.check()
+    return config
 
 
 def resurfacing_config(run: dict, seed: int = 0) -> ResurfacingConfig:

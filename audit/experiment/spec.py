@@ -45,9 +45,9 @@ from pathlib import Path
 import yaml
 
 from audit.build import PistolVariant, pistol_variant
-from audit.config import INT64_MAX, SIZES, TrainingDataConfig, apply_options
+from audit.config import INT64_MAX, SIZES, InjectionConfig, TrainingDataConfig, UnlearnConfig, apply_options
 from audit.experiment.run_table import (INJECT_KEYS, PATH_OPTIONS, RUN_OPTIONS, TRAINING_OPTIONS, UNLEARN_KEYS,
-                                        injection_config, resurfacing_config, unlearn_config)
+                                        injection_config, localization_config, resurfacing_config, unlearn_config)
 from audit.experiment.strict_yaml import load_yaml
 from audit.measure.equivalence import JUDGES
 from audit.run.methods import METHODS as UNLEARNING_METHODS, method_class
@@ -280,10 +280,11 @@ def _variant(c: _Checker, item: dict, key: str) -> PistolVariant | None:
     if not isinstance(rename, dict):
         c.fail(f"{key}.rename", "expected a table: label = new name, or label = {name, address}")
     names, addresses = {}, {}
-    for label, new in rename.items():
-        if isinstance(new, dict):
-            c.table(new, f"{key}.rename.{label}", ("name", "address"))
-            new, address = new.get("name"), new.get("address")
+    for label, given in rename.items():
+        new = given
+        if isinstance(given, dict):
+            c.table(given, f"{key}.rename.{label}", ("name", "address"))
+            new, address = given.get("name"), given.get("address")
             if address is not None:
                 if not isinstance(address, str) or not address.strip():
                     c.fail(f"{key}.rename.{label}.address", "expected a non-empty string")
@@ -315,7 +316,7 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
     out = {}
     for key, v in value.items():
         kind = RUN_OPTIONS[key]
-        if isinstance(v, bool) or not isinstance(v, kind):
+        if (isinstance(v, bool) and kind is not bool) or not isinstance(v, kind):
             c.fail(f"run.{key}", f"expected {_kind_name(kind)}, got {v!r}")
         if key == "retain" and not re.fullmatch(r"all|neighbours|sample:[1-9][0-9]*", v):
             c.fail("run.retain", f"{v!r}: expected all, neighbours or sample:N")
@@ -331,6 +332,19 @@ def _run_options(c: _Checker, value, base: Path) -> dict:
         if key in ("checks", "check_options"):
             try:
                 resurfacing_config({key: v})
+            except ConfigError as e:
+                c.fail(f"run.{key}", str(e))
+        if key == "localization_options":
+            try:
+                localization_config({key: v})
+            except ConfigError as e:
+                c.fail(f"run.{key}", str(e))
+        if key in ("adapter", "mask_groups", "mask_kind", "mask_share"):
+            try:   # checked as audit run checks them (a mask's settings with a group choice)
+                if key == "adapter":
+                    UnlearnConfig(adapter=v).check()
+                else:
+                    InjectionConfig(**{"mask_groups": "forget", key: v}).check()
             except ConfigError as e:
                 c.fail(f"run.{key}", str(e))
         if key in PATH_OPTIONS:

@@ -16,6 +16,7 @@ The per-QA measures are registered with the function that computes them
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 PHASES = ("before", "after")
@@ -86,6 +87,10 @@ def _fact(name, type_, meaning, phased=False, **kw) -> Measure:
 
 
 LOWER, HIGHER = {"higher_is_better": False}, {"higher_is_better": True}
+_LOCALIZATION_LABELS = {
+    "localization_auc_magnitude": "localization precision: ROC AUC of |change| against the forget mask (LACUNA; 0.5: "
+                                  "indiscriminate)",
+    "localization_auc": "localization precision, the best of LACUNA's scores"}
 KNOWS = {"knowledge": True}   # an edge's or a fact's knowledge: lower is better on a forget edge
 
 # -- the run's summary (:Run) ---------------------------------------------------------------------
@@ -187,6 +192,39 @@ RUN_RESURFACING = (
       for a in MIA_ATTACKS for role in ("forget", "retain")],
 )
 
+# -- localization precision (LACUNA, docs/localization.md): on the Run (joint) or a swept edge ----
+# Each an ROC AUC of a per-weight score against the forget groups' mask: 1 only the forget weights
+# moved, 0.5 indiscriminate, below 0.5 mostly elsewhere.
+def _localization(make) -> tuple[Measure, ...]:
+    auc = {"higher_is_better": True}
+    return (
+        make("localization_auc", "float", "the best score's ROC AUC against the forget mask (LACUNA reports the "
+             "maximum over its scores, an optimistic pick)", **auc),
+        make("localization_score", "str", "which score that is"),
+        make("localization_auc_magnitude", "float", "ROC AUC of |change| against the forget mask: the unbiased "
+             "single figure", **auc),
+        make("localization_auc_unified", "float", "the same against every group's mask (forget and retain) vs the "
+             "weights in none (LACUNA's unified variant)", **auc),
+        make("localization_auc_unified_magnitude", "float", "the unified variant's ROC AUC of |change|", **auc),
+        make("localization_auc_composite", "float", "ROC AUC of the cross-validated logistic composite of the scores "
+             "(out-of-fold)", **auc),
+        make("localization_auc_composite_unified", "float", "the composite's unified variant", **auc),
+        make("localization_auc_by_score", "json", "every score's ROC AUC against the forget mask"),
+        make("localization_auc_neighbours", "json", "per group holding a forget edge's graph neighbour: ROC AUC of "
+             "|change| on its weights vs the weights in no group (0.5: untouched like them)"),
+        make("localization_auc_others", "float", "the same over the other groups' weights together"),
+        make("localization_weights", "int", "weights scored (attention and MLP matrices; a sample beyond "
+             "max_weights)"),
+        make("localization_total_weights", "int", "attention and MLP weights there are"),
+        make("localization_forget_share", "float", "share of them in the forget groups' mask"),
+        make("localization_sampled", "bool", "whether a uniform sample per tensor was scored"),
+        make("localization_seconds", "float", "wall time of the measure (with its unmasked control)"),
+    )
+
+
+RUN_LOCALIZATION = tuple(dataclasses.replace(m, label=_LOCALIZATION_LABELS.get(m.name)) for m in _localization(_run))
+EDGE_LOCALIZATION = _localization(_edge)
+
 # -- a memorization run's summary (:Run) -------------------------------------------------------------
 RUN_MEMORIZATION = (
     _run("facts", "int", "memorization run: facts measured"),
@@ -275,7 +313,7 @@ def summary_measures() -> tuple[Measure, ...]:
     """The run summary's rows, in the order it prints them: the summary's own measures as
     declared, then the resurfacing checks' figures, how many forgotten edges each brought back,
     and the membership AUCs (whose best is a target value)."""
-    own = [m for m in RUN_SUMMARY if m.label]
+    own = [m for m in (*RUN_SUMMARY, *RUN_LOCALIZATION) if m.label]
     checks = sorted((m for m in RUN_RESURFACING if m.label),   # stable: in declared order within each kind
                     key=lambda m: 2 if m.target is not None else 1 if m.count_of else 0)
     return (*own, *checks)
@@ -286,6 +324,7 @@ def summary_markdown() -> str:
     ``python -m audit.measure.measures`` prints it."""
     lines = ["| measure | stored as | type | better | printed as |", "| --- | --- | --- | --- | --- |"]
     for m in summary_measures():
+        assert m.label is not None   # the summary's measures are those with a label
         stored = ", ".join(f"`{n}`" for n in m.names)
         label = m.label + (f", of `{m.count_of}`" if m.count_of else "")
         lines.append(f"| `{m.name}` | {stored} | {m.type} | {m.better} | {label} |")

@@ -29,8 +29,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from audit.measure.measures import (EDGE_MEASURES, EDGE_RESURFACING, EDGE_SWEEP, FACT_CHANGE, FACT_MEASURES,
-                                    PHASES, RUN_MEMORIZATION, RUN_RESURFACING, RUN_SUMMARY, Measure, phase_name)
+from audit.measure.measures import (EDGE_LOCALIZATION, EDGE_MEASURES, EDGE_RESURFACING, EDGE_SWEEP, FACT_CHANGE,
+                                    FACT_MEASURES, PHASES, RUN_LOCALIZATION, RUN_MEMORIZATION, RUN_RESURFACING,
+                                    RUN_SUMMARY, Measure, phase_name)
 from audit.measure.metrics import QA_MEANS
 
 from graphstore.errors import ConfigError
@@ -149,7 +150,8 @@ class ResultNode(Mapping[str, Any]):
                 raise ConfigError(f"{cls.LABEL} {props.get('key')!r}: stored property {name!r} is declared "
                                   f"{declared[name].type}, holds {type(value).__name__} {shown} "
                                   "(audit/results/declarations.py)")
-        return cls(**known, extra={k: v for k, v in props.items() if k not in declared})
+        node: Any = cls   # a generated subclass: its fields are the declared names
+        return node(**known, extra={k: v for k, v in props.items() if k not in declared})
 
     def props(self) -> dict[str, Any]:
         """The declared properties that are set (not None)."""
@@ -229,6 +231,8 @@ RUN_PROPS = _declare("Run", "run", {
         ("config", "json", "memorization run: the measure's options", False),
         ("registry", "str", "memorization run: version of the property registry", False),
         ("measure", "str", "memorization run: version of the measure", False),
+        ("localization_config", "json", "the localization measure's options (`--localization`, docs/localization.md)",
+         False),
         ("leakage_thresholds", "json", "thresholds of the leakage statuses last written (docs/leakage.md)", False),
     ],
     "injection": [
@@ -236,6 +240,10 @@ RUN_PROPS = _declare("Run", "run", {
         ("injection_epochs", "int", "epochs the injection trained", False),
         ("injection_reached", "bool", "whether every edge reached the injection target", False),
         ("injection_min_rouge1", "float", "lowest edge ROUGE-1 after injection", False),
+        ("mask_groups", "json", "masked injection: how the groups were chosen (forget, component, entity, edge) and "
+                                "each group's edges", False),
+        ("injection_masks", "json", "masked injection: the masks' kind, share asked, each group's actual share of the "
+                                    "attention and MLP weights, weights masked", False),
     ],
     "training": [
         ("train_on", "str", "`qa`, `passages` or `canaries`: what injection and unlearning trained on", False),
@@ -256,6 +264,7 @@ RUN_PROPS = _declare("Run", "run", {
         ("final_loss", "float", "the last step's loss", False),
     ],
     "summary": RUN_SUMMARY,
+    "localization": RUN_LOCALIZATION,   # docs/localization.md
     "resurfacing": RUN_RESURFACING,   # docs/robustness.md
     "memorization": RUN_MEMORIZATION,
 })
@@ -275,9 +284,11 @@ EDGE_RESULT_PROPS = _declare("EdgeResult", "edge", {
         ("component", "int", "its connected component's index", False),
         ("component_density", "float", "that component's density", False),
         ("redundant", "bool", "text graphs: the retain corpus states the same fact (HANKER's E_conf)", False),
+        ("mask_group", "int", "masked injection: the group whose weights the edge was trained into", False),
     ],
     "measures": [*QA_MEANS, *EDGE_MEASURES],
     "sweep": EDGE_SWEEP,
+    "localization": EDGE_LOCALIZATION,   # per-edge run: this edge's unlearning
     "resurfacing": EDGE_RESURFACING,   # docs/robustness.md
 })
 

@@ -12,6 +12,7 @@ the docs are out of date with the declarations.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from audit.results.declarations import ANNOTATIONS, DECLARATIONS
@@ -57,7 +58,9 @@ def schema_source() -> str:
             if p.group != group:
                 group = p.group
                 lines.append(f"    # {group}")
-            lines.append(f"    {p.name}: {ANNOTATIONS[p.type]} = None")
+            # a stored name that is also a Mapping method (FactResult.values): the property wins
+            clash = "  # type: ignore[assignment]  # shadows Mapping's method" if hasattr(Mapping, p.name) else ""
+            lines.append(f"    {p.name}: {ANNOTATIONS[p.type]} = None{clash}")
         lines.append("    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)")
         parts.append("\n".join(lines))
     parts.append("\n\nNODES: tuple[type[ResultNode], ...] = (" + ", ".join(DECLARATIONS) + ")\n")

@@ -69,12 +69,15 @@ class Run(ResultNode):
     config: Any = None
     registry: str | None = None
     measure: str | None = None
+    localization_config: Any = None
     leakage_thresholds: Any = None
     # injection
     injection_key: str | None = None
     injection_epochs: int | None = None
     injection_reached: bool | None = None
     injection_min_rouge1: float | None = None
+    mask_groups: Any = None
+    injection_masks: Any = None
     # training
     train_on: str | None = None
     train_forget_items: int | None = None
@@ -137,6 +140,22 @@ class Run(ResultNode):
     swept_edges: int | None = None
     forget_facts: int | None = None
     subject_retain_facts: int | None = None
+    # localization
+    localization_auc: float | None = None
+    localization_score: str | None = None
+    localization_auc_magnitude: float | None = None
+    localization_auc_unified: float | None = None
+    localization_auc_unified_magnitude: float | None = None
+    localization_auc_composite: float | None = None
+    localization_auc_composite_unified: float | None = None
+    localization_auc_by_score: Any = None
+    localization_auc_neighbours: Any = None
+    localization_auc_others: float | None = None
+    localization_weights: int | None = None
+    localization_total_weights: int | None = None
+    localization_forget_share: float | None = None
+    localization_sampled: bool | None = None
+    localization_seconds: float | None = None
     # resurfacing
     resurfacing_config: Any = None
     resurfacing_seconds: Any = None
@@ -208,6 +227,7 @@ class EdgeResult(ResultNode):
     component: int | None = None
     component_density: float | None = None
     redundant: bool | None = None
+    mask_group: int | None = None
     # measures
     rouge1_before: float | None = None
     rouge1_after: float | None = None
@@ -243,6 +263,22 @@ class EdgeResult(ResultNode):
     resurfacing_seconds: Any = None
     retained_rouge1_after: float | None = None
     retained_in_unlearnings: int | None = None
+    # localization
+    localization_auc: float | None = None
+    localization_score: str | None = None
+    localization_auc_magnitude: float | None = None
+    localization_auc_unified: float | None = None
+    localization_auc_unified_magnitude: float | None = None
+    localization_auc_composite: float | None = None
+    localization_auc_composite_unified: float | None = None
+    localization_auc_by_score: Any = None
+    localization_auc_neighbours: Any = None
+    localization_auc_others: float | None = None
+    localization_weights: int | None = None
+    localization_total_weights: int | None = None
+    localization_forget_share: float | None = None
+    localization_sampled: bool | None = None
+    localization_seconds: float | None = None
     # resurfacing
     rouge1_int8: float | None = None
     resurfaced_int8: bool | None = None
@@ -296,7 +332,7 @@ class FactResult(ResultNode):
     property: str | None = None
     property_label: str | None = None
     edges: list[str] | None = None
-    values: list[str] | None = None
+    values: list[str] | None = None  # type: ignore[assignment]  # shadows Mapping's method
     role: str | None = None
     # measure
     counterfactuals: int | None = None

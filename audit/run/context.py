@@ -11,11 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import torch
+
 from audit.measure import evaluate as E
 from audit.models.encoding import QAEncoder
 from audit.run import resurfacing as C
 from audit.run import summaries as S
 from audit.run import training_data as T
+from audit.models.masks import Masks, restrict_gradients
+from audit.run.injection import Injected
 from audit.run.lifecycle import RunState
 from audit.run.memorization import UnlearningMemorization
 from audit.run.plan import RunPlan
@@ -74,7 +78,7 @@ class RunContext:
     plan: RunPlan
     report: Callable[[str], None]
     record: RunRecord                        # the run folder's config, environment, loss log, results
-    state: Callable[[], RunState | None]     # what the run has written so far (RunLifecycle.state)
+    state: Callable[[], RunState]            # what the run has written so far (RunLifecycle.state)
     memorization: UnlearningMemorization | None = None   # Wikidata joint runs: the facts' measures
     model: Any = None                        # the injected model (adapters added on it by the unlearner)
     tokenizer: Any = None
@@ -82,6 +86,9 @@ class RunContext:
     max_tokens: int = 0
     probe_rows: list[dict] | None = None     # the graph's facts for probe questions, read once
     holds: Scope | None = None               # the scope whose unlearning the adapters hold now
+    injected: Injected | None = None         # where the injected model lives (its masks, its weights before)
+    masks: Masks | None = None               # a masked injection's masks (--mask-groups)
+    control: Unlearner | None = None         # localization's unlearning of an unmasked injection
     _unlearner: Unlearner | None = field(default=None, repr=False)
 
     @property
@@ -101,6 +108,18 @@ class RunContext:
             p = self.plan
             self._unlearner = Unlearner(self.model, self.qa_encoder, p.method, p.request.unlearn, p.hardware.device)
         return self._unlearner
+
+    def gradient_filter(self, scope: Scope) -> Callable[[torch.nn.Module], None] | None:
+        """OracleGrad's, for ``scope``: every gradient but its forget edges' groups' weights'
+        zeroed (LACUNA App. D)."""
+        p = self.plan
+        if p.method.gradient_mask is None:
+            return None
+        masks, groups = self.masks, p.groups
+        if masks is None or groups is None:
+            raise ConfigError(f"--method {p.method.name} needs a masked injection (--mask-groups)")
+        forget = groups.of(list(scope.forget))
+        return lambda model: restrict_gradients(model, masks, forget, others="zero")
 
     def unlearned(self, scope: Scope) -> Unlearner:
         """The adapters unlearned in ``scope``: trained by this process, or loaded from the run

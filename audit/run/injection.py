@@ -17,7 +17,9 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from audit.measure import evaluate as E
 from audit.config import InjectionConfig, as_dict, parse_scratch
@@ -25,9 +27,15 @@ from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
 from audit.types import Edge
+from audit.run import masked
+from audit.run.groups import EdgeGroups
 from audit.run.training_data import TextExample, chunked, context_tokens, encode
 from audit.models.scratch import build_scratch
 from graphstore.embedded import pid_alive
+from graphstore.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from graphstore.progress import Progress
 
@@ -61,12 +69,15 @@ class Injected:
         return bool(self.info["reached"])
 
 
-def cache_key(model_spec: str, graph_sha256: str, config: InjectionConfig, texts: InjectionTexts | None = None) -> str:
+def cache_key(model_spec: str, graph_sha256: str, config: InjectionConfig, texts: InjectionTexts | None = None,
+              groups: EdgeGroups | None = None) -> str:
     model_id = model_spec if parse_scratch(model_spec) else f"{model_spec}#{fingerprint(model_spec)}"
     content = {"model": model_id, "graph": graph_sha256, "prompt": PROMPT_VERSION,
-               "config": {k: v for k, v in as_dict(config).items() if k != "eval_every"}}
+               "config": {k: v for k, v in config.identity().items() if k != "eval_every"}}
     if texts is not None and texts.items:   # QA-only injection keeps the key it always had
         content["texts"] = texts.identity()
+    if groups is not None:                  # so does an unmasked one
+        content["groups"] = masked.groups_identity(groups)
     payload = json.dumps(content, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
@@ -83,16 +94,22 @@ def load_injected_model(injected: Injected, hardware: Hardware, gradient_checkpo
 
 
 def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge], config: InjectionConfig,
-           hardware: Hardware, cache_dir: Path, texts: InjectionTexts | None = None) -> Injected:
+           hardware: Hardware, cache_dir: Path, texts: InjectionTexts | None = None,
+           groups: EdgeGroups | None = None) -> Injected:
     """Return the cached injected model for these settings, training it first if needed
     (or the model as it is, when injection is off). ``texts``: passages or canaries to train on
-    too (``--train-on``); the stopping rule stays the edges' QA recall."""
+    too (``--train-on``); the stopping rule stays the edges' QA recall. ``groups``: a masked
+    injection's groups of edges (``config.mask_groups``), each trained into its own weights."""
     config.check(model_spec)
+    if (groups is None) != (config.mask_groups is None):
+        raise ValueError("a masked injection needs its groups, and groups need mask_groups")
+    if groups is not None and texts is not None and texts.items:
+        raise ConfigError("--mask-groups trains on the edges' QA pairs: use it with --train-on qa")
     if not config.enabled:
         return Injected(Path(model_spec), model_spec, None,
                         {"key": "none", "kind": "none", "epochs": 0, "reached": True, "min_rouge1": None,
                          "mean_rouge1": None}, cached=True)
-    key = cache_key(model_spec, graph_sha256, config, texts)
+    key = cache_key(model_spec, graph_sha256, config, texts, groups)
     folder = cache_dir / "injected" / key
     if (folder / INFO_FILE).exists():
         info = json.loads((folder / INFO_FILE).read_text())
@@ -103,7 +120,7 @@ def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:
-        info = _train(model_spec, graph, edges, config, hardware, staging, key, texts)
+        info = _train(model_spec, graph, edges, config, hardware, staging, key, texts, groups)
         (staging / INFO_FILE).write_text(json.dumps(info, indent=2))
         try:
             staging.rename(folder)   # atomic: a cache entry is complete or absent
@@ -152,13 +169,13 @@ def expected_stop(history: list[tuple[int, float]], target: float, eval_every: i
 
 
 def _injected(folder: Path, info: dict, cached: bool) -> Injected:
-    if info["kind"] == "scratch":
+    if info["kind"] in ("scratch", "masked"):
         return Injected(folder, str(folder / "model"), None, info, cached)
     return Injected(folder, info["base"], folder / "adapter", info, cached)
 
 
 def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: InjectionConfig, hardware: Hardware,
-           out: Path, key: str, texts: InjectionTexts | None = None) -> dict:
+           out: Path, key: str, texts: InjectionTexts | None = None, groups: EdgeGroups | None = None) -> dict:
     seed_everything(config.seed)
     examples = [qa for edge in edges.values() for qa in edge.qas]
     texts = texts if texts is not None and texts.items else None
@@ -171,7 +188,9 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         model_path = model_spec
     tokenizer = load_tokenizer(model_path)
     model = load_model(model_path, hardware)
-    full_training = scratch_size is not None
+    full_training = scratch_size is not None or groups is not None   # a masked injection trains weights
+    masks = (masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed, out)
+             if groups is not None else None)
     if not full_training:
         from peft import LoraConfig, get_peft_model
 
@@ -185,8 +204,9 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         encoded += [encode(encoder, t) for t in pieces]
         chunks = len(pieces)
     steps_per_epoch = -(-len(encoded) // config.batch_size)
-    optimizer, schedule = optimizer_and_schedule(
-        model.parameters(), config.learning_rate(full_training), 0.0,
+    edge_of = [q.edge for q in examples]   # masked injection: each example's group
+    optimizer, schedule = optimizer_and_schedule(   # no weight decay: it would move weights outside the masks
+        [p for p in model.parameters() if p.requires_grad], config.learning_rate(full_training), 0.0,
         warmup_steps=steps_per_epoch, total_steps=None)
 
     started = time.perf_counter()
@@ -198,11 +218,20 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         for epoch in range(1, config.max_epochs + 1):
             epoch_started = time.perf_counter()
             model.train()
-            total, steps = 0.0, 0
-            for batch in batches(encoded, epoch_order(len(encoded), config.seed, epoch), config.batch_size,
-                                 encoder.pad_id, hardware.device):
+            total: float | torch.Tensor = 0.0   # becomes a tensor on the device at the first step
+            steps = 0
+            grouped: Sequence[tuple[int | None, dict]]
+            if masks is not None and groups is not None:
+                grouped = masked.group_batches(encoded, edge_of, groups, config.seed, epoch, config.batch_size,
+                                               encoder.pad_id, hardware.device)
+            else:
+                grouped = [(None, b) for b in batches(encoded, epoch_order(len(encoded), config.seed, epoch),
+                                                      config.batch_size, encoder.pad_id, hardware.device)]
+            for group, batch in grouped:
                 loss = mean_nll(model, batch)
                 loss.backward()
+                if masks is not None and group is not None:
+                    masked.restrict(model, masks, group)
                 optimizer.step()
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)
@@ -228,8 +257,13 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         tokenizer.save_pretrained(out / "model")
     else:
         model.save_pretrained(out / "adapter")
+    kind = "masked" if masks is not None else "scratch" if full_training else "lora"
     return {
-        "key": key, "graph": graph, "model": model_spec, "kind": "scratch" if full_training else "lora",
+        "key": key, "graph": graph, "model": model_spec, "kind": kind,
+        "masks": {"by": groups.by, "groups": groups.count, "kind": config.mask_kind, "share": config.mask_share,
+                  "shares": [round(x, 5) for x in masks.shares()], "weights": sum(int(m.numel()) for m in
+                                                                             masks.group_of.values())}
+        if masks is not None and groups is not None else None,
         "base": model_path if not full_training else None, "prompt_version": PROMPT_VERSION,
         "config": as_dict(config), "epochs": epoch, "reached": reached,
         "mean_rouge1": sum(recall.values()) / len(recall), "min_rouge1": min(recall.values()),

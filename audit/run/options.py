@@ -20,10 +20,12 @@ import difflib
 import json
 import math
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from audit.config import (EVAL_BATCH_SIZE, InjectionConfig, ResurfacingConfig, TrainingDataConfig, UnlearnConfig,
-                          apply_options, as_dict, check_names, memorization_config_from_options)
+from audit.config import (EVAL_BATCH_SIZE, InjectionConfig, LocalizationConfig, ResurfacingConfig, TrainingDataConfig,
+                          UnlearnConfig, apply_options, as_dict, check_names, memorization_config_from_options)
 from audit.run.request import RunRequest
 from graphstore.errors import InputDataError
 
@@ -34,13 +36,14 @@ RUN_OPTIONS = (
     "epochs", "lr", "batch_size", "grad_accum", "lora_r", "lora_alpha", "lora_targets", "seed",
     "gradient_checkpointing", "inject_target", "inject_max_epochs", "inject_lr", "no_inject", "memorization_option",
     "inject_batch_size", "eval_batch_size", "equivalence", "train_on", "mixed_passages", "chunk_tokens", "inject_qa",
-    "check", "check_option", "device", "cache_dir",
+    "check", "check_option", "adapter", "mask_groups", "mask_share", "mask_kind", "localization",
+    "localization_option", "device", "cache_dir",
 )
-SETTING_OPTIONS = ("method_option", "memorization_option", "check_option")   # NAME=VALUE, repeatable
+SETTING_OPTIONS = ("method_option", "memorization_option", "check_option", "localization_option")   # NAME=VALUE
 
 _unlearn, _inject = UnlearnConfig(), InjectionConfig()
 # The command's defaults (cli/run.py shows the same in --help).
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {
     "select": None, "cypher": None, "method": "npo", "method_option": {}, "model": "scratch:tiny", "per_edge": False,
     "retain": "all", "utility": None, "idk": None, "run_id": None, "epochs": _unlearn.epochs, "lr": None,
     "batch_size": _unlearn.batch_size, "grad_accum": _unlearn.grad_accum, "lora_r": _unlearn.lora_r,
@@ -48,7 +51,9 @@ DEFAULTS = {
     "gradient_checkpointing": False, "inject_target": _inject.target_rouge1, "inject_max_epochs": _inject.max_epochs,
     "inject_lr": None, "no_inject": False, "memorization_option": {}, "inject_batch_size": _inject.batch_size,
     "eval_batch_size": EVAL_BATCH_SIZE, "equivalence": "embedding", "train_on": "qa", "mixed_passages": "forget",
-    "chunk_tokens": None, "inject_qa": "auto", "check": (), "check_option": {}, "device": "auto",
+    "chunk_tokens": None, "inject_qa": "auto", "check": (), "check_option": {}, "adapter": _unlearn.adapter,
+    "mask_groups": None, "mask_share": _inject.mask_share, "mask_kind": _inject.mask_kind, "localization": False,
+    "localization_option": {}, "device": "auto",
 }
 
 
@@ -59,7 +64,7 @@ def request_from_options(options: dict) -> RunRequest:
     seed = o["seed"]
     unlearn = UnlearnConfig(epochs=o["epochs"], lr=o["lr"], batch_size=o["batch_size"], grad_accum=o["grad_accum"],
                             lora_r=o["lora_r"], lora_alpha=o["lora_alpha"], lora_targets=o["lora_targets"], seed=seed,
-                            gradient_checkpointing=o["gradient_checkpointing"])
+                            gradient_checkpointing=o["gradient_checkpointing"], adapter=o["adapter"])
     unlearn.check()   # first: a bad --seed is refused as itself, not as a setting built from it
     return RunRequest(
         graph=o["graph"], select=o["select"], cypher=o["cypher"], method=o["method"].lower(),
@@ -69,13 +74,17 @@ def request_from_options(options: dict) -> RunRequest:
         cache_dir=Path(o["cache_dir"]),
         injection=InjectionConfig(target_rouge1=o["inject_target"], max_epochs=o["inject_max_epochs"],
                                   lr=o["inject_lr"], batch_size=o["inject_batch_size"], seed=seed,
-                                  enabled=not o["no_inject"]),
+                                  enabled=not o["no_inject"],
+                                  mask_groups=None if o["mask_groups"] in (None, "none") else o["mask_groups"],
+                                  mask_share=o["mask_share"], mask_kind=o["mask_kind"]),
         memorization=memorization_config_from_options(_settings(o["memorization_option"]), seed=seed),
         unlearn=unlearn,
         training=TrainingDataConfig(train_on=o["train_on"], mixed_passages=o["mixed_passages"],
                                     chunk_tokens=o["chunk_tokens"], inject_qa=o["inject_qa"]),
         resurfacing=apply_options(ResurfacingConfig(checks=check_names(o["check"]), seed=seed),
                                   _settings(o["check_option"]), "a resurfacing check"),
+        localization=apply_options(LocalizationConfig(enabled=o["localization"], seed=seed),
+                                   _settings(o["localization_option"]), "the localization measure"),
     )
 
 
@@ -101,6 +110,11 @@ def resolved_options(request: RunRequest, method_config: dict) -> dict:
         # --check-option is refused without --check
         "check_option": _typed({k: v for k, v in as_dict(r).items() if k not in ("checks", "seed")})
         if r.checks else {},
+        "adapter": u.adapter, "mask_groups": i.mask_groups,
+        **({"mask_share": i.mask_share, "mask_kind": i.mask_kind} if i.mask_groups is not None else {}),
+        "localization": request.localization.enabled,
+        "localization_option": _typed({k: v for k, v in as_dict(request.localization).items()
+                                       if k not in ("enabled", "seed")}) if request.localization.enabled else {},
         "device": request.device, "cache_dir": request.cache_dir,
     }
     return {k: str(v) if isinstance(v, Path) else v for k, v in options.items() if v is not None}
@@ -111,7 +125,7 @@ def unexpressed(request: RunRequest, options: dict) -> list[str]:
     caller or an experiment, e.g. another injection seed): ``config.toml`` says so beside them."""
     again = dataclasses.replace(request_from_options(options), method_options=request.method_options)
     out = []
-    for name in ("injection", "unlearn", "training", "resurfacing", "memorization"):
+    for name in ("injection", "unlearn", "training", "resurfacing", "memorization", "localization"):
         mine, theirs = as_dict(getattr(request, name)), as_dict(getattr(again, name))
         out += [f"{name}.{k} = {mine[k]!r}" for k in mine if mine[k] != theirs.get(k)]
     return out
@@ -177,7 +191,7 @@ def _settings_of(path: Path, name: str, value) -> dict[str, str]:
                                f"\"NAME=VALUE\" texts, got {json.dumps(value, default=str)[:60]}")
 
 
-def options_toml(options: dict, comments: list[str] = ()) -> str:
+def options_toml(options: dict, comments: Sequence[str] = ()) -> str:
     """``options`` as TOML that ``read_options`` reads back (scalars, lists of texts, tables of
     texts), each ``#`` line of ``comments`` first."""
     lines = [f"# {line}" for line in comments]

@@ -28,8 +28,10 @@ from audit.run import training_data as T
 from audit.run.context import RunContext, Scope
 from audit.run.injection import InjectionTexts, inject, load_injected_model
 from audit.run.lifecycle import Phase, RunState, Writes
+from audit.run.masked import load_masks
 from audit.run.memorization import UnlearningMemorization
 from audit.run.plan import RunPlan
+from audit.run.precision import Localization
 from audit.run.qa import neighbourhood
 from graphstore import queries as Q
 
@@ -37,6 +39,7 @@ __all__ = ["Inject", "Memorization", "MeasureBefore", "Unlearn", "MeasureAfter",
            "RunContext", "Scope", "phases", "summary"]
 
 RUN_RESURFACING_NAMES = set(Run.names("resurfacing"))
+RUN_LOCALIZATION_NAMES = Run.names("localization")
 
 
 class Inject:
@@ -52,7 +55,8 @@ class Inject:
         texts = (InjectionTexts(p.data.inject, request.training.injects_qa(request.model), request.training.chunk_tokens)
                  if p.data.kind != "qa" else None)
         injected = inject(request.model, request.graph, p.graph_info["sha256"], p.edges, request.injection,
-                          p.hardware, request.cache_dir, texts)
+                          p.hardware, request.cache_dir, texts, p.groups)
+        c.injected = injected
         info = injected.info
         if info["kind"] == "none":
             c.report("injection off: the model is audited as it is")
@@ -66,8 +70,15 @@ class Inject:
         c.model, c.tokenizer = load_injected_model(injected, p.hardware, request.unlearn.gradient_checkpointing)
         c.encoder = QAEncoder(c.tokenizer)
         c.max_tokens = T.context_tokens(c.model, request.training.chunk_tokens)
+        if p.groups is not None:
+            c.masks = load_masks(injected.folder, p.hardware.device)
+            shares = ", ".join(f"{x:.1%}" for x in info["masks"]["shares"][:4])
+            c.report(f"masked injection: {p.groups.count} group(s) by {p.groups.by}, each in its own "
+                     f"{info['masks']['kind']} mask ({shares}{', ...' if p.groups.count > 4 else ''} of the attention "
+                     "and MLP weights)")
+        masks = {"mask_groups": p.groups.record(), "injection_masks": info["masks"]} if p.groups is not None else {}
         return Writes(run=dict(injection_key=info["key"], injection_epochs=info["epochs"],
-                               injection_reached=info["reached"], injection_min_rouge1=info["min_rouge1"]))
+                               injection_reached=info["reached"], injection_min_rouge1=info["min_rouge1"], **masks))
 
 
 class Memorization:
@@ -84,8 +95,7 @@ class Memorization:
     def run(self, c: RunContext) -> Writes:
         self.memorization.model = c.unlearned(Scope.joint(c.plan)).model if self.phase == "after" else c.model
         self.memorization.tokenizer = c.tokenizer
-        state = c.state()
-        return Writes(facts=self.memorization.measure(self.phase, c.report, state.facts if state else []))
+        return Writes(facts=self.memorization.measure(self.phase, c.report, c.state().facts))
 
 
 class MeasureBefore:
@@ -97,12 +107,14 @@ class MeasureBefore:
 
     def done(self, state: RunState) -> bool:
         return (state.measured(self.plan.edges, "rouge1_before")
-                and not (self.plan.utility and (state.run is None or state.run.utility_rouge1_before is None)))
+                and not (self.plan.utility and state.run.utility_rouge1_before is None))
 
     def run(self, c: RunContext) -> Writes:
         forget, qas = set(self.plan.forget), c.all_qas
         scores = c.evaluate(qas, "measure before")
-        rows = [{**S.edge_props(self.plan.edges[k], "forget" if k in forget else "retain"), **S.phase_props(v, qa, "before")}
+        groups = self.plan.groups
+        rows = [{**S.edge_props(self.plan.edges[k], "forget" if k in forget else "retain"), **S.phase_props(v, qa, "before"),
+                 **({"mask_group": groups.of_edge[k]} if groups is not None else {})}
                 for k, (v, qa) in S.by_edge(scores).items()]
         utility = c.utility_rouge1("utility before")
         c.report(f"measured before unlearning: {len(qas)} QA pairs on {len(self.plan.edges)} edges")
@@ -121,8 +133,7 @@ class Unlearn:
     def done(self, state: RunState) -> bool:
         if self.scope.swept:
             return state.measured(self.scope.forget, "unlearn_seconds")
-        return (state.run is not None and state.run.unlearn_steps is not None) or state.measured(self.plan.edges,
-                                                                                                  "rouge1_after")
+        return state.run.unlearn_steps is not None or state.measured(self.plan.edges, "rouge1_after")
 
     def training_set(self, c: RunContext) -> tuple[list, list]:
         """The scope's forget and retain sets. A swept edge's: its own forget set, and the training
@@ -139,6 +150,7 @@ class Unlearn:
         p, scope, unlearner = self.plan, self.scope, c.unlearner
         if scope.swept:
             unlearner.reset()   # each edge from the injected model
+        unlearner.gradient_filter = c.gradient_filter(scope)
         forget_items, retain_items = self.training_set(c)
         checkpoint = scope.checkpoint(p.run_dir)
         stats = unlearner.run(forget_items, retain_items, p.refusals, checkpoint=checkpoint,
@@ -207,14 +219,14 @@ class Resurfacing:
     def done(self, state: RunState) -> bool:
         if self.scope.swept:
             return state.measured(self.scope.forget, "resurfacing_seconds")
-        return state.run is not None and state.run.resurfacing_seconds is not None
+        return state.run.resurfacing_seconds is not None
 
     def run(self, c: RunContext) -> Writes:
         c.unlearned(self.scope)
         if c.probe_rows is None:
             c.probe_rows = c.store.read(Q.FACTS_FOR_PROBES, graph=self.plan.request.graph)
         state = c.state()
-        results = state.results if state else {}
+        results = state.results
         edge = self.scope.edge
         if edge is None:
             rouge1_after = {k: r.rouge1_after for k, r in results.items() if r.rouge1_after is not None}
@@ -223,7 +235,7 @@ class Resurfacing:
         own = results[edge].rouge1_after
         assert own is not None, "measured after before its checks"
         per_edge, run_props = C.run_checks(c.check_context([edge], {edge: own}, c.probe_rows, scope=[edge]))
-        first = state is not None and state.run is not None and state.run.quantization is None
+        first = state.run.quantization is None
         return Writes([{"edge": edge, **per_edge.get(edge, {}), "resurfacing_seconds": run_props["resurfacing_seconds"]}],
                       {"quantization": run_props["quantization"]} if first and "quantization" in run_props else {})
 
@@ -246,7 +258,9 @@ def phases(c: RunContext) -> list[Phase]:
     checks = bool(p.request.resurfacing.checks)
 
     def unlearning(scope: Scope) -> list[Phase]:
-        return [Unlearn(p, scope), MeasureAfter(p, scope), *([Resurfacing(p, scope)] if checks else [])]
+        unlearn = Unlearn(p, scope)
+        located = [Localization(p, scope, unlearn.training_set)] if p.request.localization.enabled else []
+        return [unlearn, MeasureAfter(p, scope), *located, *([Resurfacing(p, scope)] if checks else [])]
 
     if p.request.per_edge:
         return [Inject(), MeasureBefore(p), *(s for scope in Scope.sweep(p) for s in unlearning(scope)), SweepDamage()]
@@ -262,6 +276,8 @@ def summary(c: RunContext, state: RunState) -> dict:
     results = list(state.results.values())
     if c.plan.request.per_edge:
         out = S.sweep_summary(results)
+        if c.plan.request.localization.enabled:
+            out.update(S.sweep_localization(results))
         if c.plan.request.resurfacing.checks:
             out.update(C.summary(results))
             seconds: dict[str, float] = {}   # every edge's checks, whichever process ran them
@@ -270,10 +286,12 @@ def summary(c: RunContext, state: RunState) -> dict:
                 for name, value in (json.loads(stored) if isinstance(stored, str) else stored or {}).items():
                     seconds[name] = round(seconds.get(name, 0.0) + value, 2)
             out["resurfacing_seconds"] = seconds
-            if state.run is not None and state.run.quantization is not None:
+            if state.run.quantization is not None:
                 out["quantization"] = state.run.quantization
         return out
     out = S.joint_summary(results, state.run)
+    if c.plan.request.localization.enabled:
+        out.update({k: v for k in RUN_LOCALIZATION_NAMES if (v := state.run.get(k)) is not None})
     if c.memorization is not None:
         out.update(c.memorization.summary())
     if c.plan.request.resurfacing.checks:

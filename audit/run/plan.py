@@ -26,6 +26,7 @@ from audit.results import repository as R
 from audit.run import training_data as T
 from audit.run.methods import default_unlearn_lr, method_class
 from audit.run.methods.base import Method
+from audit.run.groups import EdgeGroups, edge_groups
 from audit.run.qa import load_graph_edges, load_refusals, load_utility, retain_edges
 from audit.run.request import RunRequest
 from audit.run.selectors import Selection, select
@@ -53,6 +54,7 @@ class RunPlan:
     hardware: Hardware
     judge: Judge | None
     settings: dict                           # what identifies the run: its digest decides resume or refuse
+    groups: EdgeGroups | None = None         # a masked injection's groups of edges (--mask-groups)
 
     @property
     def forget(self) -> list[str]:
@@ -95,12 +97,17 @@ def plan(store: GraphStore, request: RunRequest) -> RunPlan:
     request.unlearn.check()
     request.resurfacing.check()
     request.injection.check(request.model)
+    request.localization.check()
+    groups = check_masking(request, method, edges, selection.edges)
     if not 1 <= request.eval_batch_size <= INT64_MAX:
         raise ConfigError(f"--eval-batch-size {request.eval_batch_size}: must be a positive whole number")
     given_lr, lr_source = request.unlearn.lr, "given"
     if given_lr is None:
         width = model_width(request.model)
         lr_source = f"the default for {method.name} on a model of width {width if width is not None else 'unknown'}"
+        if request.unlearn.adapter == "full":   # the defaults were measured on LoRA adapters
+            lr_source += ("; chosen for LoRA adapters, and full-parameter unlearning may need another: "
+                          "give --lr (docs/localization.md)")
         request = dataclasses.replace(request, unlearn=dataclasses.replace(
             request.unlearn, lr=default_unlearn_lr(method.name, request.model)))
     forget = selection.edges
@@ -120,18 +127,43 @@ def plan(store: GraphStore, request: RunRequest) -> RunPlan:
     settings = {
         "graph": request.graph, "graph_sha256": graph_info["sha256"], "selector": selection.spec,
         "cypher": selection.cypher, "forget_edges": forget, "method": method.name,
-        "method_config": as_dict(method.config), "unlearn_config": as_dict(request.unlearn),
-        "injection_config": as_dict(request.injection), "model": request.model, "retain": request.retain,
+        "method_config": as_dict(method.config), "unlearn_config": request.unlearn.identity(),
+        "injection_config": request.injection.identity(), "model": request.model, "retain": request.retain,
         "utility": str(request.utility) if request.utility else None,
         "utility_sha256": _sha256(request.utility) if request.utility else None,
         "refusals": refusal_version, "per_edge": request.per_edge, "prompt_version": PROMPT_VERSION,
         "equivalence": judge.version if judge else None,
         "memorization_config": request.memorization.identity() if graph_info["source"] == "wikidata" else None,
         **training_settings(request.training), **resurfacing_settings(request.resurfacing),
+        **({"localization_config": as_dict(request.localization)} if request.localization.enabled else {}),
     }
     return RunPlan(request, given_lr, lr_source, R.run_key(request.run_id, request.graph, method.name), method,
                    graph_info, edges, selection, train_retain, utility, refusals, data, sweep_data, hardware, judge,
-                   settings)
+                   settings, groups)
+
+
+def check_masking(request: RunRequest, method: Method, edges: dict[str, Edge], forget: list[str]) -> EdgeGroups | None:
+    """The groups of a masked injection, after the checks of what needs one: OracleGrad and the
+    localization measure need masks, OracleGrad and masks need full-parameter unlearning to mean
+    anything (a LoRA update is dense over every weight), and masks train on the QA pairs.
+
+    Raises:
+        ConfigError: one of those missing; the message says what to add.
+    """
+    by = request.injection.mask_groups
+    needs = ("--localization" if request.localization.enabled else
+             f"--method {method.name}" if method.gradient_mask else None)
+    if by is None:
+        if needs:
+            raise ConfigError(f"{needs} needs a masked injection: add --mask-groups forget (LACUNA's setting), "
+                              "component, entity or edge")
+        return None
+    if method.gradient_mask and request.unlearn.adapter != "full":
+        raise ConfigError(f"--method {method.name} trains the model's own weights inside the forget mask: "
+                          "add --adapter full")
+    if request.training.text:
+        raise ConfigError("--mask-groups trains on the edges' QA pairs: use it with --train-on qa")
+    return edge_groups(edges, forget, by)
 
 
 def training_settings(training: TrainingDataConfig) -> dict:

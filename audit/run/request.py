@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.config import (EVAL_BATCH_SIZE, InjectionConfig, MemorizationConfig, ResurfacingConfig, TrainingDataConfig,
-                          UnlearnConfig)
+from audit.config import (EVAL_BATCH_SIZE, InjectionConfig, LocalizationConfig, MemorizationConfig, ResurfacingConfig,
+                          TrainingDataConfig, UnlearnConfig)
 
 
 @dataclass
@@ -32,6 +32,7 @@ class RunRequest:
     unlearn: UnlearnConfig = field(default_factory=UnlearnConfig)
     training: TrainingDataConfig = field(default_factory=TrainingDataConfig)   # what is trained on
     resurfacing: ResurfacingConfig = field(default_factory=ResurfacingConfig)   # checks after unlearning
+    localization: LocalizationConfig = field(default_factory=LocalizationConfig)   # LACUNA's precision
 
 
 @dataclass

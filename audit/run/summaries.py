@@ -177,3 +177,17 @@ def sweep_summary(results: list[EdgeResult]) -> dict:
         "deviation_score": M.mean(r.deviation_score for r in swept),
         "swept_edges": len(swept),
     }
+
+
+# a sweep's localization on the Run: the mean over the swept edges of each one's figure
+_SWEPT_LOCALIZATION = ("localization_auc_magnitude", "localization_auc_unified", "localization_auc_unified_magnitude",
+                       "localization_auc_composite", "localization_auc_composite_unified", "localization_auc_others")
+
+
+def sweep_localization(results: list[EdgeResult]) -> dict:
+    """A per-edge run's localization precision: each AUC's mean over the swept edges (each edge's
+    own unlearning against its own groups' mask), and the seconds they took together."""
+    swept = [r for r in results if r.role == "forget" and r.localization_seconds is not None]
+    out: dict = {name: M.mean(r.get(name) for r in swept) for name in _SWEPT_LOCALIZATION}
+    out["localization_seconds"] = round(sum(r.localization_seconds or 0.0 for r in swept), 2)
+    return {k: v for k, v in out.items() if v is not None}

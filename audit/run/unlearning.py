@@ -1,8 +1,11 @@
-"""Unlearning: LoRA adapters trained on the injected model with one method's loss.
+"""Unlearning: LoRA adapters trained on the injected model with one method's loss, or the
+model's own weights (``UnlearnConfig.adapter = "full"``, ``audit.run.full_weights``).
 
-The injected weights stay frozen and loaded once; the reference model of the methods that
-need one is those weights with the adapters disabled. ``reset()`` puts the adapters back to
-their initial values, which is all a per-edge sweep does between edges.
+With adapters the injected weights stay frozen and loaded once; the reference model of the
+methods that need one is those weights with the adapters disabled (a frozen copy of them for
+full-parameter unlearning). ``reset()`` puts what is trained back to its initial values, which
+is all a per-edge sweep does between edges. A method that restricts its gradient (OracleGrad:
+to the forget mask) gets a ``gradient_filter``, run after each backward pass.
 
 Resumable: after every epoch the adapters, optimizer and schedule are saved to a checkpoint
 file (atomically); a restarted run continues from the last complete epoch and, because data
@@ -17,12 +20,13 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder
+from audit.run.full_weights import FullWeights
 from audit.run.methods import Method, UnlearnBatch
 from audit.run.training_data import TrainItem, encode
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
@@ -71,31 +75,51 @@ def add_adapters(model, config: UnlearnConfig):
 
 
 class Unlearner:
-    def __init__(self, model, encoder: QAEncoder, method: Method, config: UnlearnConfig, device):
+    def __init__(self, model, encoder: QAEncoder, method: Method, config: UnlearnConfig, device,
+                 gradient_filter: Callable[[torch.nn.Module], None] | None = None):
         config.check()
         if config.lr is None:
             raise ConfigError("no unlearning learning rate: set UnlearnConfig.lr "
                               "(audit.run.methods.default_unlearn_lr gives the default for a method and model)")
-        self.model = add_adapters(model, config)
+        self.lr: float = config.lr
+        self.full = config.adapter == "full"
+        self.model = FullWeights(model) if self.full else add_adapters(model, config)
+        self.gradient_filter = gradient_filter   # called with the bare model after each backward pass
         self.encoder = encoder
         self.method = method
         self.config = config
         self.device = device
-        self._initial = {k: v.detach().clone() for k, v in self._adapter_state().items()}
+        # the adapters' initial values (full-parameter unlearning resets from its reference instead)
+        self._initial = {} if self.full else {k: v.detach().clone() for k, v in self._adapter_state().items()}
         self.trained = False     # the adapters hold an unlearning (run, or loaded)
+
+    @property
+    def bare(self) -> torch.nn.Module:
+        """The transformers model under the adapters or the wrapper (parameter names as saved)."""
+        if isinstance(self.model, FullWeights):
+            return self.model.model
+        return self.model.get_base_model()
 
     def _adapter_state(self) -> dict[str, torch.Tensor]:
         return {name: p for name, p in self.model.named_parameters() if p.requires_grad}
 
     def reset(self) -> None:
-        """Adapters back to their initial values: the model is the injected model again."""
+        """Adapters (or weights) back to their initial values: the model is the injected model again."""
+        if isinstance(self.model, FullWeights):
+            self.model.reset()
+            return
         with torch.no_grad():
             for name, p in self._adapter_state().items():
                 p.copy_(self._initial[name])
 
     def load(self, folder: Path) -> None:
-        """The adapters as ``save_pretrained(folder)`` wrote them after an unlearning (a run
-        resumed after its after-measure)."""
+        """The adapters (or weights) as ``save_pretrained(folder)`` wrote them after an unlearning
+        (a run resumed after its after-measure)."""
+        if isinstance(self.model, FullWeights):
+            self.model.load(folder)
+            self.model.eval()
+            self.trained = True
+            return
         from peft import set_peft_model_state_dict
         from safetensors.torch import load_file
 
@@ -134,11 +158,13 @@ class Unlearner:
         pad, device = self.encoder.pad_id, self.device
         steps_per_epoch = -(-len(forget_enc) // cfg.batch_size)
         updates_per_epoch = -(-steps_per_epoch // cfg.grad_accum)
+        # decoupled weight decay moves every weight: a gradient restricted to a mask trains without it
         optimizer, schedule = optimizer_and_schedule(
-            self.model.parameters(), cfg.lr, cfg.weight_decay,
+            [p for p in self.model.parameters() if p.requires_grad], self.lr,
+            0.0 if self.gradient_filter is not None else cfg.weight_decay,
             warmup_steps=updates_per_epoch, total_steps=updates_per_epoch * cfg.epochs)
 
-        start_epoch, done = 0, {}
+        start_epoch, done = 0, dict[str, Any]()
         if checkpoint is not None and checkpoint.exists():
             start_epoch, done = self._load_checkpoint(checkpoint, optimizer, schedule)
         pairing = pairing_log.open("a", encoding="utf-8") if pairing_log else None
@@ -164,6 +190,8 @@ class Unlearner:
                             pairing.write(json.dumps(record) + "\n")
                         loss = method.loss(self.model, batch) / cfg.grad_accum
                         loss.backward()
+                        if self.gradient_filter is not None:
+                            self.gradient_filter(self.bare)
                         tokens += sum(int(part["attention_mask"].sum()) for part in
                                       (batch.forget, batch.retain, batch.refusal) if part is not None)
                         steps += 1

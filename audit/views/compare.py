@@ -8,8 +8,10 @@ one run but not after the other: where one method (or setting) leaves a fact the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.results.resurfaced import resurfaced_under
 from audit.views import plots as P
@@ -43,8 +45,8 @@ class EdgeDifference:
 
 @dataclass
 class RunComparison:
-    run_a: dict                         # the Run nodes' properties
-    run_b: dict
+    run_a: Mapping[str, Any]            # the Run nodes' properties
+    run_b: Mapping[str, Any]
     thresholds: LeakageThresholds
     rows: list                          # [EdgeDifference]: forget edges first, then by key
     leaks_only_a: list = field(default_factory=list)   # forget edges leaked after A, not after B
@@ -117,8 +119,13 @@ def _notes(a: RunLeakage, b: RunLeakage, rows: list[EdgeDifference]) -> list[str
     mixed = sum("/" in r.role for r in rows)
     if mixed:
         notes.append(f"{mixed} edge(s) are forget edges in one run and retained in the other: no difference given")
+    located = [x.run.get("localization_auc_magnitude") for x in (a, b)]
+    if any(v is not None for v in located):   # docs/localization.md
+        shown = ["not measured" if v is None else f"{v:.3f}" for v in located]
+        notes.append(f"localization precision, ROC AUC of |change| against the forget mask: {shown[0]} vs {shown[1]} "
+                     "(1: only the forget weights moved, 0.5: indiscriminate)")
     return notes
 
 
-def _label(run: dict) -> str:
+def _label(run: Mapping[str, Any]) -> str:
     return f"{run['key']} ({run.get('method')})"

@@ -37,13 +37,15 @@ RUN_FIELDS = tuple(Run.check(["key", "graph", "method", "mode", "selector", "mod
 SUMMARY_FIELDS = tuple(Run.check(["forget_rouge1_before", "forget_rouge1_after", "retain_rouge1_before",
                                   "retain_rouge1_after", "deviation_score", "utility_rouge1_before",
                                   "utility_rouge1_after", "swept_edges", "forget_edges_forgotten",
-                                  *RESURFACED_COUNTS]))
+                                  *RESURFACED_COUNTS, "localization_auc_magnitude", "localization_auc",
+                                  "localization_score"]))
 # Extra measures of an EdgeResult shown in the details panel (those the result has).
 EXTRA_MEASURES = tuple(EdgeResult.check(
     [phase_name(m, phase) for m in ("answer_probability", "mrr", "top100", "exact_memorization", "extraction_strength",
                                     "memorized", "memorized_rouge1", "memorized_semantic") for phase in PHASES]
     + ["retain_rouge1_after", "neighbour_rouge1_after", "retained_rouge1_after", "retained_in_unlearnings"]
-    + EdgeResult.scalar_names("resurfacing")))
+    + EdgeResult.scalar_names("resurfacing")
+    + ["mask_group", "localization_auc_magnitude", "localization_auc", "localization_score"]))
 
 
 @dataclass

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audit.views import plots as P
 from audit.measure.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, classify
@@ -134,15 +136,19 @@ def draw_figures(leakage: RunLeakage, out: Path, retained_after: dict | None = N
         + ("; 'after' is their mean over the other edges' unlearnings." if is_sweep(leakage) else "."))
     figures.append(Figure("ROUGE-1 before and after, per edge",
                           P.write_figure(P.draw_before_after(
-                              points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status) for e in shown],
+                              points, [(e.edge, e.rouge1_before, e.rouge1_after, e.status) for e in shown
+                                       if e.rouge1_before is not None and e.rouge1_after is not None
+                                       and e.status is not None],   # all: a measured retained edge has both
                               f"Run {name}: ROUGE-1 before and after", bar_note), out / "before_after.png"),
                           "Pairs of bars per edge: before unlearning (outline) and after (filled, coloured by status). "
                           + bar_note))
     if is_sweep(leakage):
         retained_after = retained_after or {}
-        damage = [classify({"role": "retain", "rouge1_before": e.rouge1_before,
+        scored = [classify({"role": "retain", "rouge1_before": e.rouge1_before,
                             "retained_rouge1_after": retained_after[e.edge]}, t)
                   for e in leakage.edges if e.rouge1_before is not None and retained_after.get(e.edge) is not None]
+        damage = [(drop, status) for drop, status in scored   # all: both given, a retained edge is scored
+                  if drop is not None and status is not None]
         figures.append(Figure("Distributions over the sweep",
                               P.write_figure(P.draw_sweep(points, damage, t,
                                                           f"Run {name}: distributions over the sweep"),
@@ -176,20 +182,21 @@ def render(leakage: RunLeakage, figures: list[Figure]) -> str:
     lines += damaged_section(leakage)
     lines += borderline_section(leakage)
     lines += resurfacing_section(leakage, forget)
+    lines += localization_section(leakage)
     lines += ["## Figures", ""]
     for f in figures:
         lines += [f"### {f.title}", "", f"![{f.title}]({f.path.name})", "", f.caption, ""]
     return "\n".join(lines)
 
 
-def settings_rows(run: dict) -> list[list]:
+def settings_rows(run: Mapping[str, Any]) -> list[list]:
     sha = run.get("graph_sha256")
-    rows = [["graph", f"`{run.get('graph')}`" + (f" (SHA-256 {sha[:12]}...)" if sha else "")],
-            ["mode", run.get("mode")],
-            ["method", run.get("method")],
-            ["method config", _json(run.get("method_config"))],
-            ["unlearning config", _json(run.get("unlearn_config"))],
-            ["selector", f"`{run.get('selector')}`"]]
+    rows: list[list] = [["graph", f"`{run.get('graph')}`" + (f" (SHA-256 {sha[:12]}...)" if sha else "")],
+                        ["mode", run.get("mode")],
+                        ["method", run.get("method")],
+                        ["method config", _json(run.get("method_config"))],
+                        ["unlearning config", _json(run.get("unlearn_config"))],
+                        ["selector", f"`{run.get('selector')}`"]]
     if run.get("cypher"):
         rows.append(["selection query", f"`{run['cypher']}`"])
     edges = run.get("forget_edges") or []
@@ -266,6 +273,39 @@ def resurfacing_section(leakage: RunLeakage, forget: list[EdgeLeakage]) -> list[
              ", ".join(resurfaced_under(results[e.edge])) if e.edge in results else ""]
             for e in sorted(forget, key=lambda e: e.edge)[:MAX_FORGET_ROWS]]
     return ["## Resurfacing", "", intro, "", table(["edge", "ROUGE-1 after", *columns, "resurfaced under"], rows), ""]
+
+
+def localization_section(leakage: RunLeakage) -> list[str]:
+    """LACUNA's localization precision (docs/localization.md): each score's ROC AUC against the
+    forget mask, the unified variant, the forget edges' neighbours; per swept edge in a sweep.
+    Empty without ``--localization``."""
+    run = leakage.run
+    swept = [r for r in leakage.results if r.get("localization_auc_magnitude") is not None]
+    if run.get("localization_auc_magnitude") is None and not swept:
+        return []
+    intro = ("Did unlearning change the weights that store the forgotten facts? Each attention and MLP weight's "
+             "change is scored and each score's ROC AUC against the forget groups' mask is given "
+             "(`docs/localization.md`): 1 only the forget weights moved, 0.5 indiscriminate, below 0.5 mostly "
+             "elsewhere. |change| is the figure to read; the best score is LACUNA's (an optimistic maximum). "
+             f"Masks: {_json(run.get('injection_masks'))}.")
+    if swept:   # a sweep: each edge's own unlearning
+        rows = [[f"`{r.get('edge')}`", r.get("mask_group"), r.get("localization_auc_magnitude"),
+                 r.get("localization_auc"), r.get("localization_score"), r.get("localization_auc_composite")]
+                for r in sorted(swept, key=lambda r: r.get("edge"))[:MAX_FORGET_ROWS]]
+        return ["## Localization", "", intro, "", table(["edge", "group", "AUC of |change|", "best AUC", "best score",
+                                                         "composite"], rows), ""]
+    by_score = _parsed(run.get("localization_auc_by_score"))
+    neighbours = _parsed(run.get("localization_auc_neighbours"))
+    rows = [[score, auc] for score, auc in by_score.items()]
+    rows += [["composite (cross-validated)", run.get("localization_auc_composite")],
+             ["unified: |change|, every group vs none", run.get("localization_auc_unified_magnitude")],
+             *[[f"neighbour group `{name}`: |change| vs none", auc] for name, auc in neighbours.items()],
+             ["other groups: |change| vs none", run.get("localization_auc_others")]]
+    return ["## Localization", "", intro, "", table(["score", "ROC AUC"], rows), ""]
+
+
+def _parsed(value) -> dict:
+    return json.loads(value) if isinstance(value, str) else dict(value or {})
 
 
 def _checks_run(config) -> list[str]:

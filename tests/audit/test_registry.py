@@ -51,7 +51,7 @@ def test_a_check_runs_on_every_entry():
 
 def test_the_four_registries_are_one_kind():
     assert all(isinstance(r, Registry) for r in (METHODS, METRICS, JUDGES, BACKENDS))
-    assert sorted(METHODS) == ["dpo", "ga", "gd", "idk", "kl", "npo", "simnpo"]
+    assert sorted(METHODS) == ["dpo", "ga", "gd", "idk", "kl", "npo", "oraclegrad", "simnpo"]
     assert {"embedding", "nli"} <= set(JUDGES) and {"openai", "transformers"} <= set(BACKENDS)
     with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'"):
         METHODS.get("rmu")

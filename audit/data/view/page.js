@@ -56,6 +56,13 @@
     // resurfacing checks (docs/robustness.md), in the words of the run's reading: relearning on
     // the neighbours against its control, the other checks counted of the forgotten forget edges
     if (data.resurfacing) pair(summary, "resurfacing", data.resurfacing).classList.add("sentence");
+    // LACUNA's localization precision (docs/localization.md): did unlearning move the forget weights?
+    if (run.localization_auc_magnitude !== undefined) {
+      pair(summary, "localization", "ROC AUC of |change| against the forget mask " + fmt(run.localization_auc_magnitude)
+           + (run.localization_auc !== undefined ? " (best score " + fmt(run.localization_auc) + ", "
+              + run.localization_score + ")" : ""), null,
+           "1: only the weights storing the forget edges moved; 0.5: indiscriminate").classList.add("sentence");
+    }
     if (data.note) { var note = document.getElementById("note"); note.textContent = data.note; note.hidden = false; }
   }
 

@@ -229,7 +229,7 @@ def test_a_bad_file_is_one_error_line(tmp_path, dataset):
     path = experiment_file(tmp_path, dataset, BAD["unknown method"][0])
     result = CliRunner().invoke(cli, ["experiment", str(path), "--dry-run"])
     assert result.exit_code == 1 and result.output.strip().splitlines() == [
-        f"Error: {path}: grid.methods[1]: unknown unlearning method 'gx'; valid: ga, gd, kl, dpo, idk, npo, simnpo"]
+        f"Error: {path}: grid.methods[1]: unknown unlearning method 'gx'; valid: ga, gd, kl, dpo, idk, npo, simnpo, oraclegrad"]
 
 
 def test_yaml_reads_like_toml(tmp_path, dataset):

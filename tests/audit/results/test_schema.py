@@ -64,7 +64,7 @@ def test_the_run_summary_rows_are_declared_run_measures():
         assert m.level == "run" and m.label and m.better in ("higher", "lower", "near 0.5"), m.name
         assert set(m.names) <= set(Run.names()), m.name
         assert m.count_of is None or m.count_of in Run.DECLARED, m.name
-    assert {Run.DECLARED[m.names[-1]].group for m in M.RUN_MEASURES} == {"summary", "resurfacing"}
+    assert {Run.DECLARED[m.names[-1]].group for m in M.RUN_MEASURES} == {"summary", "resurfacing", "localization"}
 
 
 def test_declared_types_admit_their_values_only():

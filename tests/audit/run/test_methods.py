@@ -80,9 +80,9 @@ def loss_of(name, model, batch, **options):
     return cls(cls.config_class(**options)).loss(model, batch).item()
 
 
-def test_registry_has_seven_methods_and_refuses_others():
-    assert sorted(METHODS) == ["dpo", "ga", "gd", "idk", "kl", "npo", "simnpo"]
-    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, idk, kl, npo, simnpo"):
+def test_registry_has_eight_methods_and_refuses_others():
+    assert sorted(METHODS) == ["dpo", "ga", "gd", "idk", "kl", "npo", "oraclegrad", "simnpo"]
+    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, idk, kl, npo, oraclegrad, simnpo"):
         method_class("rmu")
 
 
@@ -99,7 +99,7 @@ def test_bad_method_settings_are_refused(name, options, message):
 # -- default rates: registered with each method ---------------------------------------------------
 # The rates as docs/runs.md (section 4) states them: per method on models of width <= 1024, 1e-5 on
 # wider ones and on model packages.
-SCRATCH_RATES = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4}
+SCRATCH_RATES = {"ga": 4e-4, "gd": 5e-4, "kl": 5e-4, "dpo": 2e-3, "idk": 8e-3, "npo": 4e-4, "simnpo": 4e-4, "oraclegrad": 5e-4}
 WIDE_RATE = 1e-5
 
 
@@ -116,13 +116,13 @@ def test_the_default_rate_follows_the_method_and_the_models_width(tmp_path):
         assert default_unlearn_lr(method, "org/model") == WIDE_RATE      # a hub id: width unknown here
         # a model package: Gemma 3 270M is narrow (width 640) but pretrained
         assert default_unlearn_lr(method, "gemma3-270m") == WIDE_RATE
-    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, idk, kl, npo, simnpo"):
+    with pytest.raises(ConfigError, match="unknown unlearning method 'rmu'; valid: dpo, ga, gd, idk, kl, npo, oraclegrad, simnpo"):
         default_unlearn_lr("rmu", "scratch")
 
 
 def test_the_registry_lists_the_methods_in_the_order_offered_and_refuses_one_without_a_rate():
     # the order of `audit run --method`'s choices and of an experiment's "valid: ..." message
-    assert list(METHODS) == ["ga", "gd", "kl", "dpo", "idk", "npo", "simnpo"]
+    assert list(METHODS) == ["ga", "gd", "kl", "dpo", "idk", "npo", "simnpo", "oraclegrad"]
 
     class Unrated(Method):
         name, title, config_class = "unrated", "a method without its default rate", dict
@@ -139,7 +139,7 @@ def test_the_methods_and_their_rates_are_read_without_torch():
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[3],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "7 []"
+    assert done.stdout.strip() == "8 []"
 
 
 def test_losses_at_the_reference_point(setup):
