@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from graphstore.errors import ConfigError
 
 EVAL_BATCH_SIZE = 32   # QA pairs per generation/scoring batch of an evaluation
-
-
 MASK_GROUPS = ("forget", "component", "entity", "edge")
 MASK_KINDS = ("element", "structural")
 ADAPTERS = ("lora", "full")
@@ -30,20 +28,22 @@ class InjectionConfig:
     lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha for pretrained models"})
     seed: int = field(default=0, metadata={"help": "seed of initialisation and data order"})
     enabled: bool = field(default=True, metadata={"help": "off: audit the model as it is (it already knows the facts, e.g. a pretrained model and Wikidata people)"})
-    mask_groups: str | None = field(default=None, metadata={"help": "masked injection (LACUNA, docs/localization.md): the edges' groups, each trained "
-                                    "into its own weights: forget (the forget set and the rest), component, entity (the "
-                                    "head entity) or edge; None: off"})
+    mask_groups: str | None = field(default=None, metadata={"help": "masked injection (LACUNA): each group of edges in "
+                                    "its own weights: forget, component, entity or edge (docs/localization.md)"})
     mask_share: float = field(default=0.05, metadata={"help": "share of the attention and MLP weights in each group's mask"})
-    mask_kind: str = field(default="element", metadata={"help": "element (single weights at random) or structural "
-                                                                "(whole attention heads and MLP neurons)"})
+    mask_kind: str = field(default="element", metadata={"help": "element (weights at random) or structural (heads, neurons)"})
+
+    full_weights: bool = field(default=False, metadata={"help": "train a pretrained model's own weights, not LoRA"})
 
     def identity(self) -> dict:
-        """The settings as a cache key and a run's digest count them: the mask settings only when
-        masking is on, so that injections and runs made before it existed keep their keys."""
-        return {k: v for k, v in as_dict(self).items() if self.mask_groups is not None or not k.startswith("mask_")}
+        """The settings as cache key and digest count them: the mask settings when masking is on,
+        ``full_weights`` when set, so that injections and runs made before them keep their keys."""
+        return {k: v for k, v in as_dict(self).items() if (self.mask_groups is not None or not k.startswith("mask_"))
+                and (k != "full_weights" or v)}
 
-    def learning_rate(self, full_training: bool) -> float:
-        return self.lr if self.lr is not None else (3e-3 if full_training else 2e-4)
+    def learning_rate(self, full_training: bool, scratch: bool = True) -> float:
+        """The rate given, else 3e-3 (scratch), 2e-4 (LoRA), 1e-5 (a pretrained model's own weights)."""
+        return self.lr if self.lr is not None else 3e-3 if full_training and scratch else 1e-5 if full_training else 2e-4
 
     def check(self, model: str | None = None) -> None:
         """Refuses bad values, and injection off for ``model`` when it is a scratch model (untrained,
@@ -85,9 +85,8 @@ class UnlearnConfig:
     lora_targets: str = field(default="all-linear", metadata={"help": "peft target_modules: all-linear or comma-separated module names"})
     seed: int = field(default=0, metadata={"help": "seed of adapters, data order and forget/retain pairing"})
     gradient_checkpointing: bool = field(default=False, metadata={"help": "trade compute for memory on GPU"})
-    adapter: str = field(default="lora", metadata={"help": "what unlearning trains: lora (adapters on every linear "
-                                                           "layer) or full (every weight but the input embeddings, "
-                                                           "as LACUNA's methods do)"})
+    adapter: str = field(default="lora", metadata={"help": "what unlearning trains: lora (adapters) or full (every "
+                                                           "weight but the input embeddings, as LACUNA's methods do)"})
 
     def identity(self) -> dict:
         """The settings as a run's digest counts them: ``adapter`` only when it is not LoRA, so that

@@ -322,8 +322,10 @@ def paired(rows: list[CellRow], a: str, b: str, measure: str) -> list[PairedRow]
 
 def localization_link(rows: list[CellRow]) -> list[list]:
     """LACUNA's link between precision and resurfacing, over every run of the experiment: per pair
-    of ``LINK``, Spearman's ρ with its 95 % bootstrap interval (runs resampled), and the points.
-    Empty when the runs have no localization or no relearning."""
+    of ``LINK``, Spearman's ρ with its 95 % bootstrap interval, and the number of runs. Methods,
+    rates and models are pooled, and runs are resampled as if independent: with one injected
+    model (``inject_seed``) the interval covers the unlearning seeds' spread only, and ρ mostly
+    tells the methods apart. Empty when the runs have no localization or no relearning."""
     out = []
     for precision, resurfaced in LINK:
         pairs = [(v[precision], v[resurfaced]) for r in rows for v in r.by_seeds.values()

@@ -16,6 +16,9 @@ Typical use (injection, then OracleGrad-style unlearning)::
     loss.backward(); restrict_gradients(model, masks, group=facts_group); optimizer.step()
     with restrict_to(model, masks, {0, 2, 4}, others="zero"):
         ...  # every backward inside only reaches the forget groups' weights
+
+(The audit's OracleGrad calls ``restrict_gradients(model, masks, forget, others="zero")`` after
+each backward pass; ``restrict_to`` is the same as hooks, for a caller that accumulates several.)
 """
 
 from __future__ import annotations

@@ -88,7 +88,6 @@ class RunContext:
     holds: Scope | None = None               # the scope whose unlearning the adapters hold now
     injected: Injected | None = None         # where the injected model lives (its masks, its weights before)
     masks: Masks | None = None               # a masked injection's masks (--mask-groups)
-    control: Unlearner | None = None         # localization's unlearning of an unmasked injection
     _unlearner: Unlearner | None = field(default=None, repr=False)
 
     @property
@@ -118,6 +117,7 @@ class RunContext:
         masks, groups = self.masks, p.groups
         if masks is None or groups is None:
             raise ConfigError(f"--method {p.method.name} needs a masked injection (--mask-groups)")
+        masks = masks.to(p.hardware.device)   # once per scope, beside the model
         forget = groups.of(list(scope.forget))
         return lambda model: restrict_gradients(model, masks, forget, others="zero")
 

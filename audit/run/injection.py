@@ -9,6 +9,7 @@ same graph content, base model, prompt format and injection settings.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -16,27 +17,26 @@ import math
 import os
 import shutil
 import time
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from audit.measure import evaluate as E
+import torch
+
 from audit.config import InjectionConfig, as_dict, parse_scratch
+from audit.measure import evaluate as E
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
-from audit.types import Edge
+from audit.models.masks import restrict_gradients
+from audit.models.scratch import build_scratch
+from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from audit.run import masked
 from audit.run.groups import EdgeGroups
 from audit.run.training_data import TextExample, chunked, context_tokens, encode
-from audit.models.scratch import build_scratch
+from audit.types import Edge
 from graphstore.embedded import pid_alive
 from graphstore.errors import ConfigError
-
-if TYPE_CHECKING:
-    import torch
-from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from graphstore.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -186,9 +186,11 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         model_path = str(base)
     else:
         model_path = model_spec
+    full_training = scratch_size is not None or groups is not None or config.full_weights
+    if full_training and not scratch_size:   # float32 master weights: in bf16 a small step rounds away, in fp16
+        hardware = dataclasses.replace(hardware, dtype=torch.float32)   # Adam's eps underflows (NaN)
     tokenizer = load_tokenizer(model_path)
     model = load_model(model_path, hardware)
-    full_training = scratch_size is not None or groups is not None   # a masked injection trains weights
     masks = (masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed, out)
              if groups is not None else None)
     if not full_training:
@@ -206,7 +208,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
     steps_per_epoch = -(-len(encoded) // config.batch_size)
     edge_of = [q.edge for q in examples]   # masked injection: each example's group
     optimizer, schedule = optimizer_and_schedule(   # no weight decay: it would move weights outside the masks
-        [p for p in model.parameters() if p.requires_grad], config.learning_rate(full_training), 0.0,
+        [p for p in model.parameters() if p.requires_grad], config.learning_rate(full_training, bool(scratch_size)), 0.0,
         warmup_steps=steps_per_epoch, total_steps=None)
 
     started = time.perf_counter()
@@ -230,8 +232,8 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
             for group, batch in grouped:
                 loss = mean_nll(model, batch)
                 loss.backward()
-                if masks is not None and group is not None:
-                    masked.restrict(model, masks, group)
+                if masks is not None and group is not None:   # only this group's weights keep a gradient
+                    restrict_gradients(model, masks, group)
                 optimizer.step()
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from audit.models.masks import Kind, Masks, draw_masks, eligible, restrict_gradients
+from audit.models.masks import Kind, Masks, draw_masks, eligible
 from audit.models.training import batches
 from audit.run.groups import EdgeGroups
 
@@ -38,7 +38,7 @@ def prepare(model: torch.nn.Module, groups: EdgeGroups, share: float, kind: str,
     """Before masked training: keep the weights as they are (``pre.safetensors``), draw the
     groups' masks and save them, and freeze every weight that is in no mask's reach."""
     weights = eligible(model)
-    save_file({name: p.detach().to("cpu", torch.float32).contiguous() for name, p in weights.items()}, out / PRE_FILE)
+    save_file({name: p.detach().to("cpu").contiguous() for name, p in weights.items()}, out / PRE_FILE)
     kinds: dict[str, Kind] = {"element": "element", "structural": "structural"}
     masks = draw_masks(model, groups.count, share=share, kind=kinds[kind], seed=seed)
     masks.save(out / MASKS_FILE)
@@ -61,11 +61,6 @@ def group_batches(encoded: list, edge_of: list[str], groups: EdgeGroups, seed: i
         out += [(group, batch) for batch in batches(encoded, order, size, pad_id, device)]
     rng.shuffle(out)
     return out
-
-
-def restrict(model: torch.nn.Module, masks: Masks, group: int) -> None:
-    """After the backward pass of a group's batch: only that group's weights keep a gradient."""
-    restrict_gradients(model, masks, group)
 
 
 def load_masks(folder: Path, device: torch.device | str = "cpu") -> Masks | None:

@@ -31,7 +31,7 @@ from audit.run.lifecycle import Phase, RunState, Writes
 from audit.run.masked import load_masks
 from audit.run.memorization import UnlearningMemorization
 from audit.run.plan import RunPlan
-from audit.run.precision import Localization
+from audit.run.precision import Localize
 from audit.run.qa import neighbourhood
 from graphstore import queries as Q
 
@@ -67,11 +67,11 @@ class Inject:
         if info["kind"] != "none" and not c.record.logged("inject"):   # its epochs, once per run
             for line in info.get("loss_log", []):
                 c.record.log_loss("inject", line["epoch"], line["loss"], line["seconds"], cached=injected.cached)
-        c.model, c.tokenizer = load_injected_model(injected, p.hardware, request.unlearn.gradient_checkpointing)
+        c.model, c.tokenizer = load_injected_model(injected, p.training_hardware, request.unlearn.gradient_checkpointing)
         c.encoder = QAEncoder(c.tokenizer)
         c.max_tokens = T.context_tokens(c.model, request.training.chunk_tokens)
         if p.groups is not None:
-            c.masks = load_masks(injected.folder, p.hardware.device)
+            c.masks = load_masks(injected.folder)   # on the CPU: only OracleGrad's filter needs them beside the model
             shares = ", ".join(f"{x:.1%}" for x in info["masks"]["shares"][:4])
             c.report(f"masked injection: {p.groups.count} group(s) by {p.groups.by}, each in its own "
                      f"{info['masks']['kind']} mask ({shares}{', ...' if p.groups.count > 4 else ''} of the attention "
@@ -259,7 +259,7 @@ def phases(c: RunContext) -> list[Phase]:
 
     def unlearning(scope: Scope) -> list[Phase]:
         unlearn = Unlearn(p, scope)
-        located = [Localization(p, scope, unlearn.training_set)] if p.request.localization.enabled else []
+        located = [Localize(p, scope, unlearn.training_set)] if p.request.localization.enabled else []
         return [unlearn, MeasureAfter(p, scope), *located, *([Resurfacing(p, scope)] if checks else [])]
 
     if p.request.per_edge:

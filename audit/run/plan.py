@@ -17,6 +17,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
+
 from audit.config import INT64_MAX, ResurfacingConfig, TrainingDataConfig, apply_options, as_dict, parse_scratch
 from audit.measure.equivalence import Judge, load_judge
 from audit.models.defaults import model_width
@@ -59,6 +61,14 @@ class RunPlan:
     @property
     def forget(self) -> list[str]:
         return self.selection.edges
+
+    @property
+    def training_hardware(self) -> Hardware:
+        """Where unlearning trains: full-parameter unlearning keeps float32 weights (in bf16 a small
+        step rounds away; in fp16 AdamW's eps underflows and an unmoved weight becomes NaN)."""
+        if self.request.unlearn.adapter == "full":
+            return dataclasses.replace(self.hardware, dtype=torch.float32)
+        return self.hardware
 
     @property
     def run_dir(self) -> Path:
@@ -163,7 +173,14 @@ def check_masking(request: RunRequest, method: Method, edges: dict[str, Edge], f
                           "add --adapter full")
     if request.training.text:
         raise ConfigError("--mask-groups trains on the edges' QA pairs: use it with --train-on qa")
-    return edge_groups(edges, forget, by)
+    if request.per_edge and by == "forget":
+        raise ConfigError("--per-edge with --mask-groups forget puts every forget edge in one group: an edge's "
+                          "unlearning would count the others' weights as its own; use --mask-groups edge")
+    groups = edge_groups(edges, forget, by)
+    if groups.count * request.injection.mask_share > 1:
+        raise ConfigError(f"--mask-groups {by}: {groups.count} groups of --mask-share {request.injection.mask_share:g} "
+                          f"do not fit in the weights (at most {1 / groups.count:.4g} each)")
+    return groups
 
 
 def training_settings(training: TrainingDataConfig) -> dict:

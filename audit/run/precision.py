@@ -13,9 +13,11 @@ Graph-native: the AUC against the weights of each group holding a forget edge's 
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import torch
 
+from audit.config import parse_scratch
 from audit.measure.localization import localization
 from audit.models.encoding import QAEncoder
 from audit.run.context import RunContext, Scope
@@ -56,7 +58,7 @@ def weights_of(unlearner: Unlearner, names: list[str]) -> tuple[Weights, Weights
     return injected, unlearned
 
 
-class Localization:
+class Localize:
     """A scope's localization precision: on the Run for a joint run, on the edge's EdgeResult for
     a swept edge. Done when they hold its seconds."""
 
@@ -70,6 +72,7 @@ class Localization:
         return state.run.localization_seconds is not None
 
     def run(self, c: RunContext) -> Writes:
+        started = time.perf_counter()
         p, scope = self.plan, self.scope
         assert c.masks is not None and c.injected is not None and p.groups is not None, "a masked injection"
         names = sorted(c.masks.group_of)
@@ -81,7 +84,7 @@ class Localization:
         found = localization(load_pre(c.injected.folder), injected, unlearned, groups, forget, retain,
                              control=control, neighbours=p.groups.neighbours(p.edges, list(scope.forget)),
                              max_weights=p.request.localization.max_weights, seed=p.request.localization.seed)
-        props = found.as_props()
+        props = {**found.as_props(), "localization_seconds": round(time.perf_counter() - started, 2)}
         c.report(f"localization{' of ' + scope.edge if scope.edge else ''}: ROC AUC against the forget mask "
                  f"{props['localization_auc_magnitude']} by |change| (best {props['localization_auc']}, "
                  f"{props['localization_score']}); 0.5 is indiscriminate")
@@ -91,18 +94,18 @@ class Localization:
 
     def control(self, c: RunContext, names: list[str]) -> tuple[Weights, Weights]:
         """The same unlearning of an unmasked injection (LACUNA's UnMask control): its weights as
-        injected and as unlearned. The injection is cached like any other; the unlearner is kept
-        for the next scope of a sweep."""
+        injected and as unlearned. The injection is cached like any other."""
         p, request = self.plan, self.plan.request
-        if c.control is None:
-            config = dataclasses.replace(request.injection, mask_groups=None)
-            injected = inject(request.model, request.graph, p.graph_info["sha256"], p.edges, config, p.hardware,
-                              request.cache_dir)
-            model, tokenizer = load_injected_model(injected, p.hardware)
-            c.control = Unlearner(model, QAEncoder(tokenizer), p.method, request.unlearn, p.hardware.device)
-        else:
-            c.control.reset()
+        # the masked model's own weights were trained, so are the control's (a scratch model's always are)
+        config = dataclasses.replace(request.injection, mask_groups=None,
+                                     full_weights=request.injection.full_weights or not parse_scratch(request.model))
+        injected = inject(request.model, request.graph, p.graph_info["sha256"], p.edges, config, p.hardware,
+                          request.cache_dir)
+        model, tokenizer = load_injected_model(injected, p.training_hardware)
+        control = Unlearner(model, QAEncoder(tokenizer), p.method, request.unlearn, p.hardware.device)
         forget_items, retain_items = self.training_set(c)
-        c.control.run(forget_items, retain_items, p.refusals, progress=f"{self.scope.progress('unlearn')} "
-                      f"({p.method.name}, unmasked control)")
-        return weights_of(c.control, names)
+        control.run(forget_items, retain_items, p.refusals, progress=f"{self.scope.progress('unlearn')} "
+                    f"({p.method.name}, unmasked control)")
+        weights = weights_of(control, names)
+        del control, model   # not kept beside the run's own model (a sweep loads it again per edge)
+        return weights

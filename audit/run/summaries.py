@@ -180,7 +180,7 @@ def sweep_summary(results: list[EdgeResult]) -> dict:
 
 
 # a sweep's localization on the Run: the mean over the swept edges of each one's figure
-_SWEPT_LOCALIZATION = ("localization_auc_magnitude", "localization_auc_unified", "localization_auc_unified_magnitude",
+_SWEPT_LOCALIZATION = ("localization_auc_magnitude", "localization_auc", "localization_auc_unified", "localization_auc_unified_magnitude",
                        "localization_auc_composite", "localization_auc_composite_unified", "localization_auc_others")
 
 

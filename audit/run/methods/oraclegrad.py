@@ -7,7 +7,9 @@ after each backward pass (``gradient_mask = "forget"``), embeddings, norms and o
 included, and trains without weight decay, as LACUNA's does (weight_decay 0.0).
 
 LACUNA weighs the forget term 5 and the retain term 1 on OLMo2 1B (Tab. 5); the defaults here
-are gradient difference's own (1 and 1), so that OracleGrad and ``gd`` differ only by the mask.
+are gradient difference's own (1 and 1), so that OracleGrad and ``gd`` differ by the mask and the
+weight decay only (``gd`` keeps the run's, 0.01 by default; on the demo graph GD's localization
+AUC is 0.5029 without it and 0.5035 with it).
 """
 
 from dataclasses import dataclass, field

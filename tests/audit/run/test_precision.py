@@ -6,6 +6,7 @@ unrestricted method's AUC is computed from the same weights; what needs a mask i
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -79,9 +80,13 @@ def test_an_unrestricted_method_moves_every_weight_and_scores_far_below(store, r
     ("gd", {"injection": InjectionConfig()}, "--localization needs a masked injection"),
     ("oraclegrad", {"unlearn": UnlearnConfig(lr=1e-3)}, "--method oraclegrad trains the model's own weights inside "
                                                         "the forget mask: add --adapter full"),
+    ("gd", {"per_edge": True}, "--per-edge with --mask-groups forget puts every forget edge in one group"),
+    # five edges, each in its own group of 30 %: 150 % of the weights
+    ("gd", {"injection": InjectionConfig(mask_groups="edge", mask_share=0.3)},
+     "--mask-groups edge: 5 groups of --mask-share 0.3 do not fit in the weights (at most 0.2 each)"),
 ])
 def test_what_needs_a_mask_is_refused_before_anything_runs(store, request_for, method, overrides, message):
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         plan(store, request_for("refused", method, **overrides))
     assert store.read("MATCH (r:Run {key: 'refused'}) RETURN count(r) AS n")[0]["n"] == 0
 
