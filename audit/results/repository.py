@@ -16,6 +16,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
+from typing import Any
 from datetime import datetime, timezone
 
 from graphstore import GraphStore
@@ -156,6 +157,12 @@ def delete_run(store: GraphStore, run: str) -> int:
     return n
 
 
+def json_value(value: Any) -> Any:
+    """A JSON-typed property as it was written: stored as text (``storable``), read back as an
+    object; a value already an object (a summary not yet stored) as it is."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def plain(node: ResultNode) -> dict:
     """Every property of a result node as plain values, by name: the undeclared ones too (written
     by another version), JSON-typed ones (stored as text) as objects."""
@@ -164,7 +171,7 @@ def plain(node: ResultNode) -> dict:
         prop = node.DECLARED.get(name)
         if prop is not None and prop.type == "json" and isinstance(value, str):
             try:
-                out[name] = json.loads(value)
+                out[name] = json_value(value)
             except ValueError:
                 pass   # plain text written by an older version: kept as it is
     return dict(sorted(out.items()))

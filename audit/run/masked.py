@@ -63,11 +63,10 @@ def group_batches(encoded: list, edge_of: list[str], groups: EdgeGroups, seed: i
     return out
 
 
-def load_masks(folder: Path, device: torch.device | str = "cpu") -> Masks | None:
-    """The masks of an injected model's folder (on ``device``, beside the model), or None for an
-    unmasked injection."""
+def load_masks(folder: Path) -> Masks | None:
+    """The masks of an injected model's folder (on the CPU), or None for an unmasked injection."""
     path = folder / MASKS_FILE
-    return Masks.load(path).to(device) if path.exists() else None
+    return Masks.load(path) if path.exists() else None
 
 
 def load_pre(folder: Path) -> dict[str, torch.Tensor]:

@@ -16,8 +16,6 @@ it should the run stop there).
 
 from __future__ import annotations
 
-import json
-
 from audit.measure import metrics as M
 from audit.models.encoding import QAEncoder
 from audit.results.schema import Run, phase_name
@@ -27,6 +25,7 @@ from audit.run import summaries as S
 from audit.run import training_data as T
 from audit.run.context import RunContext, Scope
 from audit.run.injection import InjectionTexts, inject, load_injected_model
+from audit.results.repository import json_value
 from audit.run.lifecycle import Phase, RunState, Writes
 from audit.run.masked import load_masks
 from audit.run.memorization import UnlearningMemorization
@@ -281,9 +280,8 @@ def summary(c: RunContext, state: RunState) -> dict:
         if c.plan.request.resurfacing.checks:
             out.update(C.summary(results))
             seconds: dict[str, float] = {}   # every edge's checks, whichever process ran them
-            for r in results:   # a JSON property is stored as text
-                stored = r.resurfacing_seconds
-                for name, value in (json.loads(stored) if isinstance(stored, str) else stored or {}).items():
+            for r in results:
+                for name, value in (json_value(r.resurfacing_seconds) or {}).items():
                     seconds[name] = round(seconds.get(name, 0.0) + value, 2)
             out["resurfacing_seconds"] = seconds
             if state.run.quantization is not None:

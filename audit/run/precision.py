@@ -31,7 +31,7 @@ from audit.run.unlearning import ADAPTER, Unlearner
 Weights = dict[str, torch.Tensor]
 
 
-def weights_of(unlearner: Unlearner, names: list[str]) -> tuple[Weights, Weights]:
+def weights_of(unlearner: Unlearner, names: set[str]) -> tuple[Weights, Weights]:
     """The ``names`` weights (float32, on the CPU) as injected and as unlearned: a full-parameter
     unlearning's own weights, or a LoRA one's merged weights (base + s·B·A: dense over the matrix)."""
     model = unlearner.model
@@ -75,7 +75,7 @@ class Localize:
         started = time.perf_counter()
         p, scope = self.plan, self.scope
         assert c.masks is not None and c.injected is not None and p.groups is not None, "a masked injection"
-        names = sorted(c.masks.group_of)
+        names = set(c.masks.group_of)
         injected, unlearned = weights_of(c.unlearned(scope), names)
         forget = p.groups.of(list(scope.forget))
         retain = set(range(p.groups.count)) - forget
@@ -92,7 +92,7 @@ class Localize:
             return Writes([{"edge": scope.edge, **props}])
         return Writes(run=props)
 
-    def control(self, c: RunContext, names: list[str]) -> tuple[Weights, Weights]:
+    def control(self, c: RunContext, names: set[str]) -> tuple[Weights, Weights]:
         """The same unlearning of an unmasked injection (LACUNA's UnMask control): its weights as
         injected and as unlearned. The injection is cached like any other."""
         p, request = self.plan, self.plan.request

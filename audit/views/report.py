@@ -15,6 +15,7 @@ from typing import Any
 
 from audit.views import plots as P
 from audit.measure.leakage import FORGET_STATUSES, STATUSES, EdgeLeakage, LeakageThresholds, RunLeakage, classify
+from audit.results import repository as R
 from audit.results.leakage import run_leakage
 from audit.measure import metrics as M
 from audit.results.resurfaced import EDGE_COLUMNS, resurfaced_under
@@ -294,8 +295,8 @@ def localization_section(leakage: RunLeakage) -> list[str]:
                 for r in sorted(swept, key=lambda r: r.get("edge"))[:MAX_FORGET_ROWS]]
         return ["## Localization", "", intro, "", table(["edge", "group", "AUC of |change|", "best AUC", "best score",
                                                          "composite"], rows), ""]
-    by_score = _parsed(run.get("localization_auc_by_score"))
-    neighbours = _parsed(run.get("localization_auc_neighbours"))
+    by_score = R.json_value(run.get("localization_auc_by_score")) or {}
+    neighbours = R.json_value(run.get("localization_auc_neighbours")) or {}
     rows = [[score, auc] for score, auc in by_score.items()]
     rows += [["composite (cross-validated)", run.get("localization_auc_composite")],
              ["unified: |change|, every group vs none", run.get("localization_auc_unified_magnitude")],
@@ -304,13 +305,8 @@ def localization_section(leakage: RunLeakage) -> list[str]:
     return ["## Localization", "", intro, "", table(["score", "ROC AUC"], rows), ""]
 
 
-def _parsed(value) -> dict:
-    return json.loads(value) if isinstance(value, str) else dict(value or {})
-
-
 def _checks_run(config) -> list[str]:
-    value = json.loads(config) if isinstance(config, str) else (config or {})
-    return list(value.get("checks", [])) or ["?"]
+    return list((R.json_value(config) or {}).get("checks", [])) or ["?"]
 
 
 def damaged_section(leakage: RunLeakage) -> list[str]:
@@ -390,7 +386,7 @@ def _json(text) -> str:
     if text is None:
         return MISSING
     try:
-        value = json.loads(text) if isinstance(text, str) else text
+        value = R.json_value(text)
     except ValueError:
         return f"`{text}`"
     return f"`{json.dumps(value, sort_keys=True, separators=(', ', ': '))}`"
