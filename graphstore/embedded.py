@@ -144,29 +144,23 @@ class EmbeddedServer:
 
     def _secret(self, path: Path) -> str:
         self._make_store_dir()
+        if not path.exists():
+            _make_secret(path)
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            raise EmbeddedServerError(f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}")
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            mode = path.stat().st_mode & 0o777
-            if mode & 0o077:
-                raise EmbeddedServerError(
-                    f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}"
-                ) from None
-            try:
-                secret = path.read_text(encoding="utf-8").strip()
-            except (OSError, UnicodeDecodeError) as e:   # a folder, unreadable, not text
-                raise EmbeddedServerError(
-                    f"cannot read the password file {path} ({type(e).__name__}: {e}). Remove it: a new password "
-                    f"is made, and the server takes it when it next starts (`audit server stop --store "
-                    f"{self.store_dir}` first)") from None
-            if not secret or not secret.isprintable():
-                raise EmbeddedServerError(f"the password file {path} is empty or not one line of text. Remove it: a "
-                                          "new password is made, and the server takes it when it next starts "
-                                          f"(`audit server stop --store {self.store_dir}` first)")
-            return secret
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(secrets.token_urlsafe(24) + "\n")
-        return path.read_text(encoding="utf-8").strip()
+            secret = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:   # a folder, unreadable, not text
+            raise EmbeddedServerError(
+                f"cannot read the password file {path} ({type(e).__name__}: {e}). Remove it: a new password "
+                f"is made, and the server takes it when it next starts (`audit server stop --store "
+                f"{self.store_dir}` first)") from None
+        if not secret or not secret.isprintable():
+            raise EmbeddedServerError(f"the password file {path} is empty or not one line of text. Remove it: a "
+                                      "new password is made, and the server takes it when it next starts "
+                                      f"(`audit server stop --store {self.store_dir}` first)")
+        return secret
 
     def _make_store_dir(self) -> None:
         """The store folder, private to its owner: a folder made beforehand with wider modes
@@ -386,3 +380,20 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _make_secret(path: Path) -> None:
+    """A new password at ``path`` (owner-only), whole or not at all: staged, then linked into place
+    (another process's, made meanwhile, is kept). Made in place, it would be empty for a moment."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    staging.unlink(missing_ok=True)
+    fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(secrets.token_urlsafe(24) + "\n")
+        try:
+            os.link(staging, path)
+        except FileExistsError:
+            pass
+    finally:
+        staging.unlink(missing_ok=True)

@@ -212,3 +212,35 @@ def _unmount(disk) -> None:
             return
         time.sleep(0.5)
     subprocess.run(["umount", "--lazy", str(disk)], check=True)
+
+
+
+def test_a_password_file_is_never_seen_half_made(tmp_path, monkeypatch):
+    """Two first uses of a new store at once (two commands starting the server): the one that
+    makes the password is slow to write it, and the other reads the file meanwhile. It must find
+    no file (and make its own) or a whole one, never an empty one; both end with the same."""
+    import secrets
+    import threading
+
+    slow, started = threading.Event(), threading.Event()
+    made = secrets.token_urlsafe
+
+    def slow_token(n: int) -> str:
+        if threading.current_thread().name == "slow":
+            started.set()
+            slow.wait(10)   # holds the maker between creating the file and writing it (before the fix)
+        return made(n)
+
+    monkeypatch.setattr(secrets, "token_urlsafe", slow_token)
+    results: dict[str, str] = {}
+    maker = threading.Thread(target=lambda: results.update(slow=EmbeddedServer(tmp_path).reader_password()),
+                             name="slow")
+    maker.start()
+    assert started.wait(10)
+    try:
+        results["fast"] = EmbeddedServer(tmp_path).reader_password()
+    finally:
+        slow.set()
+        maker.join(10)
+    assert results["slow"] == results["fast"] == (tmp_path / "reader_credentials").read_text().strip()
+    assert list(tmp_path.glob(".*.tmp")) == []   # no staging file left behind
