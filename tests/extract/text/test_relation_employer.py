@@ -1,0 +1,128 @@
+"""Employers (P108): a position or a trade "at" or "of" an organisation, a firm's possessive,
+an abbreviated position, and the places, streets and people that are no employer.
+
+Every sentence is made up for these tests (invented people, firms and places, not taken from the
+news corpus); every expected fact is written by hand from what the sentence says. A frame has a
+sentence it must read and, most often, one it must not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from frame_reading import Pattern, Reading, check_reading, extractor, no  # noqa: F401  (extractor: a fixture)
+
+ROWS = [
+    Reading("position-at-an-organisation", "Tomas Rek, chief economist at Orvel Bank, said rates would fall.",
+            expected={("P108", "Tomas Rek", "Orvel Bank"), ("P106", "Tomas Rek", "economist")},
+            reason="a position at an organisation: an employer, and the trade in the position"),
+    Reading("person-of-an-organisation", "A team led by Jane Brodie of Cardiff University reported the find.",
+            expected={("P108", "Jane Brodie", "Cardiff University")},
+            reason='"X of Y", a person of an organisation: an employer'),
+    Reading("of-inside-one-name", "Researchers at the University of Tromsø reported the find.", forbidden=[no("P108")],
+            reason='"University of Tromsø" is one name, not a person of a place'),
+    Reading("position-at-a-described-organisation",
+            "Aine Dolan, a former partner at the accountancy firm Dunmore Audit Group, spoke.",
+            expected={("P108", "Aine Dolan", "Dunmore Audit Group")},
+            reason='a position at "the accountancy firm X": an employer'),
+    Reading("position-at-a-firm-in-a-place", "Aine Dolan, a former partner at the firm in Leeds, spoke.",
+            forbidden=[no("P108")],
+            reason="a place after the described words is no employer"),
+    Reading("worked-as-at", "Lena Fosse founded the firm in 2019. Fosse previously worked as an engineer at "
+                            "Norsk Data Systems.",
+            expected={("P108", "Lena Fosse", "Norsk Data Systems"), ("P106", "Lena Fosse", "engineer")},
+            reason='"worked as an engineer at X": a past employer and a trade'),
+    Reading("worked-as-at-no-firm", "Lena Fosse founded the firm. Fosse previously worked as an engineer.",
+            forbidden=[no("P108")],
+            reason="worked as, with no organisation: no employer"),
+    Reading("taught-at", "Dr Hal Brenner, a chemist, taught chemistry at Colwyn University for a decade.",
+            expected={("P108", "Hal Brenner", "Colwyn University")},
+            reason='"taught chemistry at X": an employer'),
+    Reading("taught-at-after-and", "Lea Doumbia completed her doctorate in Paris and taught at Ashfield College until 2015.",
+            expected={("P108", "Lea Doumbia", "Ashfield College")},
+            reason='"and taught at X": an employer'),
+    Reading("place-taught-about", "Dr Hal Brenner taught the history of Colwyn Castle to pupils.",
+            forbidden=[no("P108")],
+            reason="a place taught about is no employer"),
+    Reading("city-adjective-is-no-employer", "The record was produced by the Nashville producer Wade Kettle.",
+            expected={("P106", "Wade Kettle", "producer")}, forbidden=[no("P108")],
+            reason='"the Nashville producer X": a city, said as an adjective, is no employer'),
+    Reading("employer-after-at", "It was identified by Dr Pia Holm, a specialist at the Vellbureau in Oslo.",
+            expected={("P108", "Pia Holm", "Vellbureau")},
+            reason='"a specialist at the X in Y": the organisation is the employer'),
+    Reading("at-a-city-is-no-employer", "Dr Pia Holm, a specialist at Oslo, said so.",
+            forbidden={("P108", "Pia Holm", "Oslo")},
+            reason="at a city: a place, no employer"),
+    Reading("firm-of-a-lawyer",
+            "Their attorney, Rhea Mott of the Denver firm Mott Barrow, said they were pleased.",
+            expected={("P108", "Rhea Mott", "Mott Barrow"), ("P106", "Rhea Mott", "attorney")},
+            reason='"X of the Denver firm Y": an employer, and the trade before the name'),
+    Reading("of-suburbs-is-no-employer", "Rhea Mott of the Denver suburbs said they were pleased.",
+            forbidden=[no("P108")],
+            reason='"of" the suburbs is no firm'),
+    Reading("age-then-organisation", "Professor Ken Oda, 61, of the Sagami Institute of Optics, will receive the award.",
+            expected={("P108", "Ken Oda", "Sagami Institute of Optics")},
+            reason='"X, 61, of the Institute": an employer'),
+    Reading("age-then-street", "Ken Oda, 61, of Mill Lane, Sagami, will receive the award.", forbidden=[no("P108")],
+            reason='"of" a street is a home, not an employer'),
+    Reading("firm-by-its-first-word",
+            "Bengaluru-based firm Korvaan Systems named Lata Iyer as its chief executive. "
+            "Iyer joined Korvaan in 2008 from a consulting firm.",
+            expected={("P108", "Lata Iyer", "Korvaan Systems")},
+            reason='a firm by its first word: "Korvaan" is Korvaan Systems'),
+    Reading("occupation-at-a-firm-is-no-position", "Google engineer Brian Kowal said it works.",
+            expected={("P108", "Brian Kowal", "Google")}, forbidden=[no("P39")],
+            reason="an occupation at a firm is a trade and an employer, no position held"),
+    Reading("malaysian-titles",
+            "The test was developed by Prof Datuk Dr Awang Rosli Jamil, the vice-chancellor of "
+            "Kuching University.",
+            expected={("P108", "Awang Rosli Jamil", "Kuching University")},
+            reason="found on heldout8 after its measurement: a run of Malaysian titles is cut off the name"),
+    Reading("possessive-of-a-plural-name",
+            "Morland Homes' finance director, Ruth Abara, said the firm had listened.",
+            expected={("P108", "Ruth Abara", "Morland Homes"), ("P39", "Ruth Abara", "finance director")},
+            reason='the possessive of a plural name ("Morland Homes\'")'),
+    Reading("quotation-mark-is-no-possessive", "'Morland Homes' was the word, director Ruth Abara said.",
+            forbidden=[no("P108")],
+            reason="a quotation mark after a name is no possessive"),
+    Reading("position-with-modifiers-not-in-the-lexicon",
+            "Tarrow Council's planning officer Rachel Ashdown told the committee.",
+            expected={("P108", "Rachel Ashdown", "Tarrow Council"), ("P39", "Rachel Ashdown", "planning officer")},
+            reason="a position with modifiers the lexicon does not list"),
+    Reading("possessive-of-a-plural-noun-name",
+            "Ellerby Homes' chief executive, Simon Kettlewell, said the firm had listened.",
+            expected={("P108", "Simon Kettlewell", "Ellerby Homes")},
+            reason='a plural possessive ("Homes\'") of a name ending in a plural noun'),
+    Reading("person-announcing-is-no-employer", "Mary Hill said chief executive Annelie Botha would serve.",
+            forbidden={("P108", "Annelie Botha", "Mary Hill")},
+            reason="a person who says a position names is no employer"),
+    Reading("its-after-a-sentences-first-name",
+            "Kalahari Platinum has lost its chief executive. "
+            "Annelie Botha, the group's chief financial officer, will serve as interim CEO.",
+            expected={("P108", "Annelie Botha", "Kalahari Platinum")},
+            reason='"the group\'s" after a sentence\'s first name is that firm'),
+    Reading("four-word-name-and-a-run-of-honorifics",
+            "KUL vice-chancellor Prof Datuk Dr Rosli Awang Abang Hamid said talks had begun.",
+            expected={("P39", "Rosli Awang Abang Hamid", "vice-chancellor"), ("P108", "Rosli Awang Abang Hamid", "KUL")},
+            reason="a name of four words after a run of honorifics"),
+    Reading("title-of-an-organisation-before-an-honorific",
+            "The Managing Director of Halden Cocoa Company, Mr Kwame Boateng, has resigned.",
+            expected={("P39", "Kwame Boateng", "managing director"), ("P108", "Kwame Boateng", "Halden Cocoa Company")},
+            reason='a title followed by "of" and the organisation, then an honorific and a name'),
+    Reading("honorific-between-the-position-of-an-organisation-and-a-name",
+            "The managing director of Halden Foods, Mr Kwabena Osei, has resigned.",
+            expected={("P39", "Kwabena Osei", "managing director"), ("P108", "Kwabena Osei", "Halden Foods")},
+            reason='the honorific between "the X of Y," and a name'),
+    Reading("abbreviation-of-a-position", "Harlow Foods CFO Ann Lowe said it.",
+            expected={("P108", "Ann Lowe", "Harlow Foods")},
+            reason='the abbreviation of a position ("CFO")'),
+    Reading("capitalised-common-word-opening-a-sentence",
+            "Township trustee Gary Pruitt said the board was disappointed.",
+            forbidden=[Pattern("Township as an employer", lambda r, h, t: r == "P108" and t == "Township")],
+            reason="opening a sentence, a capitalised common word names no firm"),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_employer_reading(extractor, row):  # noqa: F811  (the fixture imported above)
+    check_reading(extractor, row)

@@ -1,0 +1,147 @@
+"""Teams: member of a sports team (P54), playing position (P413), league (P118); team sheets,
+transfers, signings, a match report's scorer, and the words that name no team.
+
+Every sentence is made up for these tests (invented people, firms and places, not taken from the
+news corpus); every expected fact is written by hand from what the sentence says. A frame has a
+sentence it must read and, most often, one it must not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from frame_reading import Pattern, Reading, check_reading, extractor, no  # noqa: F401  (extractor: a fixture)
+
+ROWS = [
+    Reading("playing-position", "Rovers goalkeeper Tom Eddery made two fine saves.",
+            expected={("P413", "Tom Eddery", "goalkeeper"), ("P54", "Tom Eddery", "Rovers")},
+            reason="a team's goalkeeper: a playing position and a team"),
+    Reading("captain-is-no-playing-position", "Rovers captain Tom Eddery made two fine saves.",
+            forbidden=[no("P413")],
+            reason="a captain is no playing position"),
+    Reading("league-side", "Callum Reid joined Premier League side Ashby Rovers for £4m.",
+            expected={("P118", "Ashby Rovers", "Premier League")},
+            reason='"League side X": the team\'s league'),
+    Reading("place-side-is-no-league", "Callum Reid joined Yorkshire side Ashby Rovers for £4m.",
+            forbidden=[no("P118")],
+            reason='a name before "side" that is no league'),
+    Reading("former-player-of-a-team", "First-team coach Mark Ellwood, a former Corby Athletic defender, will take charge.",
+            expected={("P54", "Mark Ellwood", "Corby Athletic"), ("P413", "Mark Ellwood", "defender")},
+            reason='"a former X defender": a team and a playing position'),
+    Reading("former-fan-is-no-player", "First-team coach Mark Ellwood, a former Corby Athletic fan, will take charge.",
+            forbidden=[no("P54")],
+            reason="a fan is no member of the team"),
+    Reading("team-sheet",
+            "Rovers name unchanged side\n\nThe Carrow Kestrels will start the same fifteen.\n\n"
+            "Kestrels: Ali Tane; Sam Oru, Ben Hale, Tom Kerr (c), Will Pask. Reserves: Nico Fay, Rhys Mabb, Jo Pell, Kit Dore.",
+            expected={("P54", player, "Carrow Kestrels") for player in (
+                "Ali Tane", "Sam Oru", "Ben Hale", "Tom Kerr", "Nico Fay", "Rhys Mabb", "Jo Pell", "Kit Dore")},
+            forbidden=[Pattern('a fact about "Pask", "Will Pask" or "Will"',
+                               lambda r, h, t: h in ("Pask", "Will Pask", "Will"))],
+            reason='a team sheet: its starters and reserves play for the team; "Will Pask": the blank pipeline '
+                   'does not join "Will" to the name, so the player is left out, never cut'),
+    Reading("colon-before-a-short-list-is-no-sheet",
+            "The Carrow Kestrels will start. Kestrels: Ali Tane and Sam Oru are out injured.", forbidden=[no("P54")],
+            reason="a colon before a short list of names is no team sheet"),
+    Reading("description-of-a-person-opening-a-sentence",
+            "Harwick sack Doyle\n\nHarwick Rovers have sacked manager Iain Doyle. "
+            "The 52-year-old former Caldmoor midfielder was dismissed on Sunday.",
+            expected={("P54", "Iain Doyle", "Caldmoor"), ("P413", "Iain Doyle", "midfielder")},
+            reason='a description of a person opening a sentence ("The 52-year-old former X midfielder") is the person named before'),
+    Reading("traded-player",
+            "The Hamilton Larks traded veteran defenceman Luc Girard to the Calgary Wolves on Friday.",
+            expected={("P54", "Luc Girard", "Hamilton Larks"), ("P54", "Luc Girard", "Calgary Wolves")},
+            reason="a traded player played for both teams"),
+    Reading("traded-goods-are-no-players", "The Hamilton Larks traded jokes with the Calgary Wolves on Friday.",
+            forbidden=[no("P54")],
+            reason="traded goods are no players"),
+    Reading("team-sheet-ends-with-its-sentence",
+            "Kestrels beat Owls\n\nThe Carrow Kestrels beat the Dunham Owls.\n\n"
+            "Kestrels: Ali Tane, Sam Oru, Ben Hale, Tom Kerr.\n\nThe Owls were poor. Their coach was angry.\n\n"
+            "Reserves: Nico Fay, Rhys Mabb, Jo Pell, Kit Dore.",
+            expected={("P54", "Ali Tane", "Carrow Kestrels")}, forbidden={("P54", "Nico Fay", "Carrow Kestrels")},
+            reason="a team sheet ends with its sentence: later reserves are not its (wrong before its fix)"),
+    Reading("team-sheet-with-substitutes",
+            "Pellham Town: Garvey; Osei, Brandt (Mulligan 71), Tiernan, Vass; "
+            "Krol (c), Duffy (Nakamura 58, Abbott 80), Rourke.",
+            expected={("P54", player, "Pellham Town") for player in (
+                "Garvey", "Osei", "Brandt", "Mulligan", "Tiernan", "Vass", "Krol", "Duffy", "Nakamura", "Abbott",
+                "Rourke")},
+            exactly=Pattern("a player of Pellham Town", lambda r, h, t: r == "P54" and t == "Pellham Town"),
+            reason="the starters, and each substitute who came on, are exactly the players; no minute, no \"(c)\""),
+    Reading("bracket-in-running-text-is-no-sheet",
+            "Pellham Town beat Rovers (Garvey scored twice), Osei, Brandt and Vass watching.", forbidden=[no("P54")],
+            reason="a bracket after a name in running text is no sheet"),
+    Reading("left-for-a-side",
+            "Top scorer Liam Kerr left for English League Two side Halstead Town in the summer.",
+            expected={("P54", "Liam Kerr", "Halstead Town")},
+            reason="moved to a team named after its noun (\"side\")"),
+    Reading("joined-from-a-side",
+            "The forward Ada Obi, who joined from Swedish side Kalmar Sodra in the summer, scored.",
+            expected={("P54", "Ada Obi", "Kalmar Sodra")},
+            reason="joined from a team named after its noun (\"side\")"),
+    Reading("left-for-a-club-with-no-name", "Tom Pike left for a club in Leeds.", exactly=True,
+            reason="no team's name after its noun: nothing"),
+    Reading("side-of-a-river", "Ana Obi moved to the side of the Thames.", forbidden=[no("P54")],
+            reason="no team's noun: no team"),
+    Reading("reliever", "Riverhawks reliever Luis Arre worked two scoreless innings.",
+            expected={("P54", "Luis Arre", "Riverhawks"), ("P413", "Luis Arre", "reliever")},
+            reason="playing positions of more sports: baseball's reliever"),
+    Reading("goal-attack", "Comets coach Rebecca Lind moved goal attack Lesieli Tupu to the wing.",
+            expected={("P413", "Lesieli Tupu", "goal attack")},
+            reason="playing positions of more sports: netball's goal attack"),
+    Reading("position-word-outside-a-sheet", "The tight end of the budget was met.", forbidden=[no("P413", "P54")],
+            reason="a position word outside a team's sheet or a player's description says nothing"),
+    Reading("status-word-opening-a-sentence-is-no-name",
+            "Uncapped Harwood pacer Rohan Shin has been named in the squad.",
+            expected={("P54", "Rohan Shin", "Harwood")},
+            forbidden=[Pattern('"Uncapped" in a head or a tail', lambda r, h, t: "Uncapped" in h + t)],
+            reason="a status word opening a sentence is no name"),
+    Reading("a-teams-player-plural-possessive", "Kingsford Rovers' Tom Eddery scored twice.",
+            expected={("P54", "Tom Eddery", "Kingsford Rovers")},
+            reason='a team\'s player: "X\' Y"'),
+    Reading("a-teams-player-possessive", "Harlow United's Ade Bello made two saves.",
+            expected={("P54", "Ade Bello", "Harlow United")},
+            reason='a team\'s player: "X\'s Y"'),
+    Reading("a-places-possessive-is-no-team", "Dublin's Aisling Murphy won the race.", exactly=True,
+            reason="a place's possessive says no team"),
+    Reading("a-persons-possessive-is-no-team", "Ada Lowe's Tom Eddery said so.", exactly=True,
+            reason="a person's possessive says no team"),
+    Reading("english-word-before-a-hyphen", "Left-arm pacer Zubair Latif removed both openers.",
+            expected={("P413", "Zubair Latif", "pacer")},
+            forbidden=[Pattern('a head with "Left"', lambda r, h, t: "Left" in h)],
+            reason="an English word before the hyphen is no given name"),
+    Reading("player-for-the-team-a-sentence-opens-on", "For the Kestrels, full-back Nathan Pryce was best on ground.",
+            expected={("P54", "Nathan Pryce", "Kestrels")},
+            reason='a player for the team a sentence opens on ("For the Kestrels,"): one plural word after "the" as a team'),
+    Reading("for-the-first-time", "For the first time, striker Ade Bello scored.",
+            forbidden={("P54", "Ade Bello", "first time")},
+            reason='"for the first time" names no organisation'),
+    Reading("a-clubs-signing", "Kilbride Rovers have completed the signing of Norwegian striker Eirik Haugen.",
+            expected={("P54", "Eirik Haugen", "Kilbride Rovers"), ("P27", "Eirik Haugen", "Norway"),
+                      ("P413", "Eirik Haugen", "striker")},
+            reason='a club\'s signing: "X have completed the signing of Y"'),
+    Reading("signing-of-a-treaty", "The signing of the treaty by Ada Lowe was delayed.", forbidden=[no("P54")],
+            reason="the signing of a treaty is no club's"),
+    Reading("scorer-a-match-report-opens-on",
+            "LAHORE: Opener Hasan Qureshi struck 128 as Lahore Kingfishers thrashed Karachi Mariners.",
+            expected={("P413", "Hasan Qureshi", "opener"), ("P54", "Hasan Qureshi", "Lahore Kingfishers")},
+            reason="the scorer a match report's first line names plays for the side that won"),
+    Reading("sent-off-is-of-either-side", "Goalkeeper Tom Reid was sent off as Leeds United beat Hull City.",
+            forbidden=[no("P54")],
+            reason="(after review) only a scoring verb first: a player sent off is of either side"),
+    Reading("councillor-is-no-player",
+            "Jane Lowe said the cuts were wrong as Harlow Council defeated the motion.", forbidden=[no("P54")],
+            reason="(after review) no councillor's vote is a match"),
+    Reading("a-name-that-takes-have-is-no-person",
+            "Kilbride Thistle have completed the signing of Norwegian striker Eirik Haugen.",
+            expected={("P54", "Eirik Haugen", "Kilbride Thistle")},
+            reason='a name that takes "have" is no person: a club'),
+    Reading("two-people-take-have", "Tom Reid and Ann Lowe have resigned.", exactly=True,
+            reason='two people joined by "and" take "have" too'),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_team_reading(extractor, row):  # noqa: F811  (the fixture imported above)
+    check_reading(extractor, row)
