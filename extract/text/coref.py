@@ -47,25 +47,12 @@ import re
 from spacy.tokens import Doc, Span
 
 from extract.text.opening import dateline, title_case_headline
-from extract.text.lexicons import cities, english_words, lemma_table, one_english_word
-from extract.text.name_kinds import (LOCATIVE, NAME_KINDS, apposition, attached_role, before_role, definite,
-                                     evidence, modifier_name, named_after, person_description, person_shaped, role_words)
-from extract.text.org_frames import FACILITIES
-from extract.text.roles import opens_sentence, word_set
+from extract.text.lexicons import (cities, english_words, lemma_table, one_english_word, rule_word_map, rule_words,
+                                   word_set)
+from extract.text.name_kinds import (NAME_KINDS, apposition, attached_role, before_role, definite, evidence,
+                                     modifier_name, named_after, person_description, person_shaped, role_words)
+from extract.text.roles import opens_sentence
 
-PERSON_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
-PRONOUN_GENDER = {"he": "m", "his": "m", "him": "m", "she": "f", "her": "f"}
-HONORIFIC_GENDER = {"mr": "m", "sir": "m", "lord": "m", "ms": "f", "mrs": "f", "miss": "f", "dame": "f", "lady": "f"}
-# Nouns that may stand for any organisation named before; others must be the noun of its name.
-ANY_ORGANIZATION = frozenset({"company", "firm", "group", "business"})
-# Nouns that, where no name ends in them, stand for the organisation a story talks about most:
-# "the band" in a band's story, "the board" in a health board's. Not "the theatre" in a firm's story.
-STANDS_FOR_THE_STORY = frozenset({"band", "club", "team", "side", "board", "trust", "charity", "startup", "start-up",
-                                  "airline", "carrier", "bank", "insurer", "retailer", "lender", "chain", "brewer",
-                                  "broadcaster", "publisher", "label", "utility", "consultancy", "housebuilder"})
-WORK_NOUNS = frozenset({"film", "album", "song", "book", "novel", "play", "series", "single"})
-THING_PRONOUNS = frozenset({"it", "its"})
-GROUP_PRONOUNS = frozenset({"they", "their"})
 PLACE_LABELS = frozenset({"COUNTRY", "CONTINENT", "GPE", "LOC"})
 OPEN_QUOTES = {"“": "”", '"': '"', "«": "»"}
 LOOK_BACK = 3  # sentences
@@ -116,8 +103,8 @@ class Mentions:
             if token.ent_type_ in NAME_KINDS and token.i not in self.speech and not common_word(token):
                 scores[token.text].update(evidence(self.doc, token.i))
                 honorific = self.doc[token.i - 1].lower_.rstrip(".") if token.i else ""
-                if honorific in HONORIFIC_GENDER:
-                    self.gender[token.text] = HONORIFIC_GENDER[honorific]
+                if honorific in rule_word_map("honorific_gender"):
+                    self.gender[token.text] = rule_word_map("honorific_gender")[honorific]
                 role = attached_role(self.doc, token.i)
                 if role:
                     self.roles[token.text].add(role)
@@ -149,7 +136,7 @@ class Mentions:
                 if token.text in self.gender:
                     self.gender.setdefault(longer[0], self.gender[token.text])
                 continue
-            after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in LOCATIVE
+            after_preposition = token.i > 0 and self.doc[token.i - 1].lower_ in rule_words("locative_prepositions")
             starts = [o for o in orgs if _bare(o).split()[:len(words)] == _bare(token.text).split() and o != token.text]
             own_kind = self.kinds.get(token.text)
             if len(starts) == 1 and not after_preposition and (
@@ -201,11 +188,11 @@ class Mentions:
                     continue
                 want: tuple[str, ...] | None = None
                 noun: str | None = None
-                if not token.ent_type_ and lower in PERSON_PRONOUNS:
+                if not token.ent_type_ and lower in rule_words("person_pronouns"):
                     want = ("person",)
-                elif not token.ent_type_ and lower in THING_PRONOUNS and (i == first or lower == "its"):
+                elif not token.ent_type_ and lower in rule_words("thing_pronouns") and (i == first or lower == "its"):
                     want = ("organization", "thing")
-                elif not token.ent_type_ and lower in GROUP_PRONOUNS and i == first:
+                elif not token.ent_type_ and lower in rule_words("group_pronouns") and i == first:
                     want = ("group",)
                 elif (definite(self.doc, i) or before_role(self.doc, i)) and not token.ent_type_ and (
                         lower in word_set("generic_orgs") or lower in word_set("generic_things")):
@@ -217,7 +204,7 @@ class Mentions:
                     continue
                 found = self._antecedent(history, s, i, want, noun)
                 if dead and want == ("person",) and lower in ("he", "she") and self.gender.get(dead) in (
-                        None, PRONOUN_GENDER[lower]) and not any(h[0] == s and h[3] == "person" for h in history):
+                        None, rule_word_map("pronoun_gender")[lower]) and not any(h[0] == s and h[3] == "person" for h in history):
                     found = (dead, "person")  # an obituary's "she" is its subject unless another is named here
                 if found is None and i - first <= 1 and subject is not None and want != ("person",) \
                         and want != ("role",):
@@ -227,8 +214,8 @@ class Mentions:
                     found = (subject.text, "person")
                 if found is not None:
                     self.resolved[i] = (found[0], "NAME")
-                    if lower in PRONOUN_GENDER and found[1] == "person":
-                        self.gender.setdefault(found[0], PRONOUN_GENDER[lower])
+                    if lower in rule_word_map("pronoun_gender") and found[1] == "person":
+                        self.gender.setdefault(found[0], rule_word_map("pronoun_gender")[lower])
                     history.append((s, i, found[0], found[1]))
 
     def _lead_organization(self) -> str | None:
@@ -256,7 +243,7 @@ class Mentions:
         return best[2], best[3]
 
     def _antecedent(self, history, s: int, i: int, want: tuple[str, ...], noun: str | None):
-        gender = PRONOUN_GENDER.get(self.doc[i].lower_)
+        gender = rule_word_map("pronoun_gender").get(self.doc[i].lower_)
         object_pronoun = self.doc[i].lower_ == "him" or self.doc[i].lower_ == "her" and object_use(self.doc, i)
 
         def fits(name: str, kind: str) -> bool:
@@ -282,18 +269,18 @@ class Mentions:
             named = [h for h in history if h[1] < i and fits(h[2], h[3])]
             if named:  # the one most talked about, the latest of those
                 return self._favourite(named, named)
-            if noun in ANY_ORGANIZATION:  # "the company": the organisation most talked about lately
+            if noun in rule_words("any_organisation_nouns"):  # "the company": the organisation most talked about lately
                 recent = [h for h in history if (h[0] >= s - LOOK_BACK or h[2] == self.lead) and h[1] < i
                           and h[3] == "organization" and _name_noun(h[2]) not in word_set("not_companies")]
                 if recent:
                     return self._favourite(recent, [h for h in history if h[3] == "organization"])
-            if noun in STANDS_FOR_THE_STORY and not before_role(self.doc, i):  # "the band", "the board": the
+            if noun in rule_words("story_nouns") and not before_role(self.doc, i):  # "the band", "the board": the
                 orgs = [h for h in history if h[1] < i and h[3] == "organization" and not (  # organisation most
                     _name_noun(h[2]) in word_set("generic_orgs") and _name_noun(h[2]) != noun)]  # talked about
                 counts = collections.Counter(h[2] for h in orgs)
                 if orgs and (counts.most_common(1)[0][1] >= 2 or self.lead in counts):
                     return self._favourite(orgs, orgs)
-            if noun in WORK_NOUNS:  # "the film": the latest title
+            if noun in rule_words("work_mention_nouns"):  # "the film": the latest title
                 works = [h for h in history if h[1] < i and self.doc[h[1]].ent_type_ == "WORK_OF_ART"]
                 if works:
                     return works[-1][2], works[-1][3]
@@ -314,7 +301,7 @@ class Mentions:
                 continue
             head = next(t for t in names[0] if t.ent_type_ in NAME_KINDS)
             for span in group:
-                if len(span) == 1 and span[0].lower_ in PERSON_PRONOUNS | THING_PRONOUNS | GROUP_PRONOUNS:
+                if len(span) == 1 and span[0].lower_ in rule_words("person_pronouns") | rule_words("thing_pronouns") | rule_words("group_pronouns"):
                     self.resolved[span[0].i] = (self.name(head.i), "NAME")
 
 
@@ -348,7 +335,7 @@ def _firm_suffix(name: str, n: int) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _dropped_words() -> frozenset[str]:
-    return word_set("company_words") | FACILITIES
+    return word_set("company_words") | rule_words("facilities")
 
 
 def _bare(name: str) -> str:

@@ -14,13 +14,11 @@ from spacy.tokens import Doc
 
 from extract.text.class_phrase import class_words
 from extract.text.frames import NAMES
-from extract.text.lexicons import one_english_word
+from extract.text.lexicons import one_english_word, rule_words, word_set
 from extract.text.name_kinds import modifier_name
-from extract.text.roles import opens_sentence, word_set
-from extract.text.signature import POSSESSIVES
+from extract.text.roles import opens_sentence
 
 ENTITY_REF = re.compile(r"^([A-Z_]+)(?:@P\d+)?#(\d+)$")
-PREPOSITIONS = frozenset({"at", "in", "of", "from", "on", "near", "within"})
 
 
 def token_index(ref: str | None) -> int | None:
@@ -69,13 +67,13 @@ def owned_role(doc: Doc, ref: str | None) -> bool:
     k = i - 1
     if k >= 0 and doc[k].lower_ in ("'s", "’s"):
         k -= 1
-    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | POSSESSIVES | {"whose"})
+    return k >= 0 and (doc[k].ent_type_ in NAMES or doc[k].lower_ in word_set("generic_orgs") | rule_words("possessive_pronouns") | {"whose"})
 
 
 def after_preposition(doc: Doc, ref: str) -> bool:
     """"In Norland, the opposition": a preposition just before the name."""
     i = token_index(ref) or 0
-    return i > 0 and doc[i - 1].lower_ in PREPOSITIONS
+    return i > 0 and doc[i - 1].lower_ in rule_words("prepositions_before_heads")
 
 
 def head_ends(doc: Doc, match, words: frozenset[str]) -> bool:
@@ -84,13 +82,13 @@ def head_ends(doc: Doc, match, words: frozenset[str]) -> bool:
     return i is not None and doc[i].text.split()[-1].lower() in words
 
 
-def after_rank(doc: Doc, ref: str) -> bool:
+def after_rank(doc: Doc, ref: str | None) -> bool:
     """"in the family Cerambycidae": a taxon, not a place."""
     i = token_index(ref) or 0
     return i > 0 and doc[i - 1].lower_ in class_words()["taxon_ranks"]
 
 
-def in_name_list(doc: Doc, ref: str) -> bool:
+def in_name_list(doc: Doc, ref: str | None) -> bool:
     """"Valencia, Godella, Burjassot and Xàtiva": a name followed by ", Name" ... "and Name"."""
     i = token_index(ref)
     if i is None:

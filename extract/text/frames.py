@@ -16,7 +16,7 @@ Pattern language (tokens separated by spaces):
 - ``{WORDS:role}`` one to three plain words (no entity, no article), the last maybe an
                     occupation, captured as text: "trading house", "copper producer";
 - ``{CLASS:class}`` a run of plain words, nationalities, dates, occupations, names after "is a":
-                    the class phrase, which ``rules.class_phrase`` reads into a class, a
+                    the class phrase, which ``class_phrase`` reads into a class, a
                     nationality, a year, a sport, a genre;
 - ``^``             the start of the sentence, after at most two articles or quotes;
 - ``word``          a token whose lower-case text or lemma is ``word``; ``a|an|the`` any of them;
@@ -36,6 +36,8 @@ Example:
 """
 
 from __future__ import annotations
+
+from extract.text.lexicons import alternation
 
 import re
 from dataclasses import dataclass
@@ -60,7 +62,7 @@ KINDS: dict[str, tuple[str, ...] | None] = {
     "CLASS": None,                      # a run of plain tokens and CLASS_ENTITIES
 }
 # Names whose last word says what they are ("Fulda River"): the signature marks them
-# ``NAME@P206#7`` (rules.tail_types), and these kinds match only such names.
+# ``NAME@P206#7`` (``lexicons.tail_types``), and these kinds match only such names.
 TYPED_KINDS = {"WATER": "P206", "RANGE": "P4552", "ISLANDS": "P361", "FEATURE": "P706"}
 KINDS.update({kind: NAMES for kind in TYPED_KINDS})
 CLASS_ENTITIES = ("NORP", "DATE", "OCCUPATION") + NAMES  # "a 1993 Malayalam crime film"
@@ -71,12 +73,34 @@ DASHES = "–|-|—|to"
 
 @dataclass(frozen=True)
 class Frame:
+    """A sentence shape, the facts it states, and what the shape asks of its fillers beyond the
+    pattern (each option below is read by ``rules.matches`` or ``rules.candidates``)."""
+
     name: str
     pattern: str
     facts: tuple[tuple[str, str, str], ...]
     regex: re.Pattern
     lists: tuple[str, ...] = ()
-    class_roles: tuple[str, ...] = ()   # roles of kind CLASS, read by rules.class_phrase
+    class_roles: tuple[str, ...] = ()   # roles of kind CLASS, read by class_phrase.class_phrase
+    # A news frame: its matches may overlap ("Mr Ash said the company employs ...": the match from
+    # "Ash" fails its checks, the one from "the company" holds), and each fact must fit what its
+    # head is (``news_frames.plausible``).
+    news: bool = False
+    # The shape says the head is an organisation or a thing ("the German engineering group X",
+    # "the £6.5 million Eastwick Hub"): its facts stand even where the name looks like a person's.
+    named_organisation: bool = False
+    # Its ``org`` after an article only describes: "the Venetian painter X" says what the painter
+    # is; "Bayhawks coach X" where the coach works (``frame_checks.after_article``).
+    org_not_after_article: bool = False
+    # Its head is a name standing free, not the object of a locative preposition: "at Drexel
+    # University, a poet" is not about the university (``frame_checks.after_preposition``).
+    free_head: bool = False
+    # The rules lexicon's word list the head's last word must be in ("buildings": "The Whitlock
+    # Gallery in Glasgow"); "" for any.
+    head_ends_in: str = ""
+    # The dateline of wire copy ("KOUROU, French Guiana (AP) —"): the place is upper-case or
+    # followed by the agency, and is title-cased.
+    dateline: bool = False
 
 
 def compile_pattern(pattern: str) -> re.Pattern:
@@ -126,9 +150,16 @@ def compile_pattern(pattern: str) -> re.Pattern:
     return re.compile("".join(out))
 
 
-def frame(name: str, pattern: str, *facts: tuple[str, str, str], lists: tuple[str, ...] = ()) -> Frame:
+def frame(name: str, pattern: str, *facts: tuple[str, str, str], lists: tuple[str, ...] = (), **options) -> Frame:
+    """A frame: its pattern compiled, its CLASS roles found; ``options`` are ``Frame``'s fields."""
     class_roles = tuple(re.findall(r"\{CLASS:(\w+)\}", pattern))
-    return Frame(name, pattern, tuple(facts), compile_pattern(pattern), lists, class_roles)
+    return Frame(name, pattern, tuple(facts), compile_pattern(pattern), lists, class_roles, **options)
+
+
+def news_frame(name: str, pattern: str, *facts: tuple[str, str, str], lists: tuple[str, ...] = (), **options) -> Frame:
+    """A news frame (``Frame.news``): the frames of ``news_frames``, ``org_frames``, ``kin_frames``
+    and ``member_frames``."""
+    return frame(name, pattern, *facts, lists=lists, news=True, **options)
 
 
 # Parenthesised asides between a subject and its verb: "X (born 1950 in Y) is ...".
@@ -148,19 +179,12 @@ FOUNDED_GAP = "[ , which|that ] [ , ~8 , ] +2"
 # Up to three in a row: "Prof Datuk Dr Awang Rosli", "Rt Hon Sir". (The news lexicon's
 # ``honorifics`` are the words that say a person when they stand before a name; this list also
 # holds ranks and titles that only stand between a position and a name here.)
-_HONORIFIC_WORDS = ("mr|ms|mrs|dr|sir|dame|lord|lady|prof|professor|mr.|ms.|mrs.|dr.|prof.|sgt|sgt.|insp.|det.|"
-                    "datuk|dato|datin|seri|tan|sri|hon|hon.|rt|rt.|alhaji|alhaja|madam|mme|rev|rev.|miss|fr|fr.|msgr|msgr.")
+_HONORIFIC_WORDS = alternation("honorific_titles")
 HONORIFIC = "[ %s [ %s [ %s ] ] ]" % (_HONORIFIC_WORDS, _HONORIFIC_WORDS, _HONORIFIC_WORDS)
 # Nouns that say a place is a unit of another: "a district of the Al Mahrah Governorate".
-UNIT_NOUNS = ("village|town|city|district|municipality|suburb|neighbourhood|neighborhood|commune|community|"
-              "settlement|hamlet|parish|county|province|region|state|subdivision|locality|quarter|borough|"
-              "ward|comune|frazione|capital|constituency|division|department|prefecture|township|raion|"
-              "gewog|dzongkhag|tehsil|taluka|mandal|upazila|union|woreda|barangay|rayon|okrug|krai|canton|"
-              "arrondissement|kommune|gmina|powiat|voivodeship|aimag|shire|emirate|governorate|wilaya|regency|"
-              "kecamatan|panchayat|oblast|selsoviet|hromada|localidad|corregimiento|cell|sector|area|zone|"
-              "island|river|canal|lake|mountain|peak|hill|valley|bay|beach|park|airport|station|port|harbour")
+UNIT_NOUNS = alternation("unit_nouns")
 
-WORK_NOUNS = "film|movie|album|song|single|novel|book|play|opera|musical|ep|game|poem|painting|series|documentary"
+WORK_NOUNS = alternation("work_nouns")
 
 FRAMES: tuple[Frame, ...] = (
     # -- birth and death -------------------------------------------------------------------
@@ -187,7 +211,7 @@ FRAMES: tuple[Frame, ...] = (
           ("head", "P106", "occupation")),
     # (rules: the head is not the object of a preposition: "at Drexel University, a poet")
     frame("apposition-occupation", "{NAME:head} , [ {QUANTITY} , ] a|an ~2 [ {NORP:nationality} ] ~2 {OCCUPATION:occupation}",
-          ("head", "P27", "nationality"), ("head", "P106", "occupation")),
+          ("head", "P27", "nationality"), ("head", "P106", "occupation"), free_head=True),
     # "X is a 1935 British comedy film": the class phrase says the class (P31) and, by what
     # kind of thing it is, a country (P17, P495 or P27), a year, a sport, a genre.
     frame("is-a", SUBJECT + " " + ASIDE + " " + COMMA_ASIDE + " be a|an|the {CLASS:class}", ("head", "P31", "class")),
@@ -253,7 +277,8 @@ FRAMES: tuple[Frame, ...] = (
     frame("founded-in", "{SUBJ:head} " + FOUNDED_GAP + " be found|establish|form|create|founded|established|open|opened ~8 in|on {DATE:date}",
           ("head", "P571", "date")),
     frame("owned-by", "{SUBJ:head} ~6 be own|owned by [ the ] {NAME:owner}", ("head", "P127", "owner")),
-    frame("operated-by", "{SUBJ:head} ~6 be operate|operated|run by [ the ] {NAME:operator}", ("head", "P137", "operator")),
+    frame("operated-by", "{SUBJ:head} ~6 be operate|operated|run by [ the ] {NAME:operator}", ("head", "P137", "operator"),
+          free_head=True),
     # -- people and organisations ------------------------------------------------------------
     frame("spouse-married", "{SUBJ:head} ~6 marry|married [ to ] {NAME:spouse}", ("head", "P26", "spouse")),
     frame("spouse-noun", "{NAME:head} 's wife|husband|spouse|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
@@ -270,7 +295,7 @@ FRAMES: tuple[Frame, ...] = (
     frame("signed-for", "{SUBJ:head} ~6 sign|signed *3 for|with|by [ the ] {NAME:team}", ("head", "P54", "team")),
     frame("educated-at", "{SUBJ:head} ~8 study|studied|graduate|graduated|educate|educated|attend|attended [ at|from ] [ the ] {NAME:school}",
           ("head", "P69", "school"), lists=("school",)),
-    # Kept only where the tail is an event (rules.is_event).
+    # Kept only where the tail is an event (``class_phrase.is_event``, in ``rules.fill``).
     frame("competed-at", "{SUBJ:head} ~12 compete|participate|take|won|win|represent|finish|finished *10 at|in [ the ] {NAME:event}",
           ("head", "P1344", "event")),
     frame("expedition-under", "{NAME:event} [ ( ~3 ) ] under|led by [ the ] {NAME:leader}", ("leader", "P1344", "event")),

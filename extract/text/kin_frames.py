@@ -20,73 +20,68 @@ person). ``@role`` facts are made by ``news_frames.role_facts``.
 
 from __future__ import annotations
 
-from extract.text.frames import HONORIFIC, POSSESSIVE, Frame, frame
+from extract.text.lexicons import alternation, rule_word_map
+from extract.text.frames import HONORIFIC, POSSESSIVE, Frame, news_frame
 
-STATUS = "[ former|new|interim|acting|then|late ]"
-# The kin noun -> the relation from the person whose kin it is.
-KIN_RELATIONS = {"son": "P40", "daughter": "P40", "child": "P40", "father": "P22", "mother": "P25",
-                 "brother": "P3373", "sister": "P3373", "husband": "P26", "wife": "P26", "widow": "P26",
-                 "widower": "P26"}
+STATUS = "[ %s ]" % alternation("kin_status_words")
 # Words after a residence that end the noun phrase: "X, 58, of Harrogate, was jailed".
-RESIDENCE_END = ",|.|;|was|were|is|are|has|had|who|and|said|told|admitted|denied|pleaded|appeared"
+RESIDENCE_END = alternation("residence_end")
 # An age before a position: "a 49-year-old former nurse".
 AGED = "{QUANTITY} - year - old"
 
 
 def _kin_frame(noun: str) -> Frame:
-    return frame(f"kin-{noun}", "{OWNER:head} " + POSSESSIVE + " [ first|eldest|oldest|youngest|second|only|late ] " + noun
-                 + " [ of {QUANTITY} years ] [ and +2 ] [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] [ , ] " + HONORIFIC
-                 + " {NAME:kin}", ("head", KIN_RELATIONS[noun], "kin"))
+    return news_frame(f"kin-{noun}", "{OWNER:head} " + POSSESSIVE + " [ first|eldest|oldest|youngest|second|only|late ] " + noun
+                      + " [ of {QUANTITY} years ] [ and +2 ] [ , ] [ the|a|an ] [ {NORP} ] [ {POSITION} ] [ , ] " + HONORIFIC
+                      + " {NAME:kin}", ("head", rule_word_map("kin_nouns")[noun], "kin"))
 
 
-# Kin nouns in the plural, each name of the list after them a relative: "his daughters, Grace and Ruth".
-KIN_PLURALS = {"sons": "P40", "daughters": "P40", "children": "P40", "brothers": "P3373", "sisters": "P3373"}
 
 
 def _kin_list_frame(noun: str) -> Frame:
-    return frame(f"kin-{noun}", "{OWNER:head} " + POSSESSIVE + " [ two|three|four|five|six ] " + noun + " [ , ] " + HONORIFIC
-                 + " {NAME:kin}", ("head", KIN_PLURALS[noun], "kin"), lists=("kin",))
+    return news_frame(f"kin-{noun}", "{OWNER:head} " + POSSESSIVE + " [ two|three|four|five|six ] " + noun + " [ , ] " + HONORIFIC
+                      + " {NAME:kin}", ("head", rule_word_map("kin_plural_nouns")[noun], "kin"), lists=("kin",))
 
 
-KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in KIN_RELATIONS) \
-    + tuple(_kin_list_frame(noun) for noun in KIN_PLURALS) + (
-    frame("residence-age", "{NAME:head} , {QUANTITY} , of|from [ *4 {NAME} , ] {PLACE:place} " + RESIDENCE_END,
-          ("head", "P551", "place")),
-    frame("lives-in", "{SUBJ:head} [ , who ] [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
-          ("head", "P551", "place")),
+KIN_FRAMES: tuple[Frame, ...] = tuple(_kin_frame(noun) for noun in rule_word_map("kin_nouns")) \
+    + tuple(_kin_list_frame(noun) for noun in rule_word_map("kin_plural_nouns")) + (
+    news_frame("residence-age", "{NAME:head} , {QUANTITY} , of|from [ *4 {NAME} , ] {PLACE:place} " + RESIDENCE_END,
+               ("head", "P551", "place")),
+    news_frame("lives-in", "{SUBJ:head} [ , who ] [ now|still|also ] live|lives|lived ~2 in|at [ the ] {PLACE:place}",
+               ("head", "P551", "place")),
     # "Moore, from Geelong, began the day"
-    frame("name-from", "{NAME:head} , [ {QUANTITY} , ] from {PLACE:place} ,", ("head", "P551", "place")),
-    frame("described-from", "{NAME:head} , [ {QUANTITY} , ] a|an +3 [ {POSITION} ] from {PLACE:place} "
-          + RESIDENCE_END, ("head", "P551", "place")),
+    news_frame("name-from", "{NAME:head} , [ {QUANTITY} , ] from {PLACE:place} ,", ("head", "P551", "place")),
+    news_frame("described-from", "{NAME:head} , [ {QUANTITY} , ] a|an +3 [ {POSITION} ] from {PLACE:place} "
+               + RESIDENCE_END, ("head", "P551", "place")),
     # "Marsters, whose wife, Jess, is from Chesterfield"
-    frame("whose-spouse", "{NAME:head} , whose husband|wife|partner [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
-    frame("native-of", "{NAME:head} , [ who be ] a native of {PLACE:place}", ("head", "P19", "place")),
-    frame("is-native-of", "{SUBJ:head} ~4 be a native of {PLACE:place}", ("head", "P19", "place")),
-    frame("native-of-fronted", "^ a native of {PLACE:place} [ , {PLACE} ] , *6 {NAME:head}", ("head", "P19", "place")),
-    frame("trained-as", "{SUBJ:head} [ , who ] ~4 work|worked|train|trained|qualify|qualified|practise|practised|"
-          "practice|practiced as a|an ~2 {OCCUPATION:occupation}", ("head", "P106", "occupation")),
-    frame("aged-apposition", "{NAME:head} , a|an|the " + AGED + " " + STATUS + " [ {NORP:nationality} ] ~1 {POSITION:role}",
-          ("head", "@role", "role"), ("head", "P27", "nationality")),
-    frame("occupation-after-aside", "{NAME:head} , who|which ~10 , be a|an|the ~2 [ {NORP:nationality} ] ~2 "
-          "{OCCUPATION:occupation}", ("head", "P106", "occupation"), ("head", "P27", "nationality")),
-    frame("taught-at", "{SUBJ:head} [ , who ] *4 teach|taught|lecture|lectured *4 at [ the ] {NAME:school}",
-          ("head", "P108", "school"), lists=("school",)),
-    frame("and-taught-at", "{SUBJ:head} ~12 and [ later|then|also ] teach|taught|lecture|lectured *4 at [ the ] {NAME:school}",
-          ("head", "P108", "school"), lists=("school",)),
-    frame("born-adjective", "{PLACE:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
-          ("head", "P19", "place")),
-    frame("born-nationality", "{NORP:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
-          ("head", "P19", "place")),
-    frame("worked-as", "{SUBJ:head} ~4 work|worked|working as [ a|an|the ] ~2 {POSITION:role} at|for|with [ the ] *3 "
-          "{SUBJ:org}", ("head", "@role", "role")),
-    frame("was-role-at", "{SUBJ:head} [ , ~10 , ] be [ previously|formerly|now|also ] a|an|the " + STATUS
-          + " ~1 {POSITION:role} at|with [ the ] *3 {SUBJ:org}", ("head", "@role", "role")),
+    news_frame("whose-spouse", "{NAME:head} , whose husband|wife|partner [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
+    news_frame("native-of", "{NAME:head} , [ who be ] a native of {PLACE:place}", ("head", "P19", "place")),
+    news_frame("is-native-of", "{SUBJ:head} ~4 be a native of {PLACE:place}", ("head", "P19", "place")),
+    news_frame("native-of-fronted", "^ a native of {PLACE:place} [ , {PLACE} ] , *6 {NAME:head}", ("head", "P19", "place")),
+    news_frame("trained-as", "{SUBJ:head} [ , who ] ~4 work|worked|train|trained|qualify|qualified|practise|practised|"
+               "practice|practiced as a|an ~2 {OCCUPATION:occupation}", ("head", "P106", "occupation")),
+    news_frame("aged-apposition", "{NAME:head} , a|an|the " + AGED + " " + STATUS + " [ {NORP:nationality} ] ~1 {POSITION:role}",
+               ("head", "@role", "role"), ("head", "P27", "nationality")),
+    news_frame("occupation-after-aside", "{NAME:head} , who|which ~10 , be a|an|the ~2 [ {NORP:nationality} ] ~2 "
+               "{OCCUPATION:occupation}", ("head", "P106", "occupation"), ("head", "P27", "nationality")),
+    news_frame("taught-at", "{SUBJ:head} [ , who ] *4 teach|taught|lecture|lectured *4 at [ the ] {NAME:school}",
+               ("head", "P108", "school"), lists=("school",)),
+    news_frame("and-taught-at", "{SUBJ:head} ~12 and [ later|then|also ] teach|taught|lecture|lectured *4 at [ the ] {NAME:school}",
+               ("head", "P108", "school"), lists=("school",)),
+    news_frame("born-adjective", "{PLACE:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
+               ("head", "P19", "place")),
+    news_frame("born-nationality", "{NORP:place} - born " + STATUS + " *3 [ {POSITION} ] [ , ] {NAME:head}",
+               ("head", "P19", "place")),
+    news_frame("worked-as", "{SUBJ:head} ~4 work|worked|working as [ a|an|the ] ~2 {POSITION:role} at|for|with [ the ] *3 "
+               "{SUBJ:org}", ("head", "@role", "role")),
+    news_frame("was-role-at", "{SUBJ:head} [ , ~10 , ] be [ previously|formerly|now|also ] a|an|the " + STATUS
+               + " ~1 {POSITION:role} at|with [ the ] *3 {SUBJ:org}", ("head", "@role", "role")),
 )
 
 
 def drop_kin_chains(triples: list) -> list:
     """"survived by his daughter, Susan, and his son Michael": the second "his" is not Susan's.
     A family fact whose head is the kin of another family fact of the same sentence is dropped."""
-    kin = frozenset(KIN_RELATIONS.values())
+    kin = frozenset(rule_word_map("kin_nouns").values())
     tails = {(t.evidence, t.tail) for t in triples if t.relation in kin}
     return [t for t in triples if t.relation not in kin or (t.evidence, t.head) not in tails]

@@ -1,12 +1,22 @@
-"""The word lists the text pipeline reads: the gazetteer (countries, sports, ...) and the news
-lexicon (positions, parties, ...), each read once. A module of its own because both the pipeline
-(``nlp``) and the components it registers (``roles``) need them, and ``nlp`` imports ``roles``."""
+"""The one loader of the word lists the text pipeline reads, each file read once: the gazetteer
+(countries, sports, ...), the news lexicon (positions, parties, ...), the rules lexicon (the
+extractor's own word lists, word maps and the weights of the evidence for a name's kind) and the
+cities. No module of ``extract.text`` keeps a word list of its own; each asks here by name.
+A module of its own because both the pipeline (``nlp``) and the components it registers
+(``roles``) need them, and ``nlp`` imports ``roles``.
+
+Example:
+    >>> "tenant" in rule_words("non_trades"), rule_word_map("verb_roles")["chaired"]
+    (True, 'chair')
+"""
 
 from __future__ import annotations
 
 import functools
 import json
 from importlib import resources
+from types import MappingProxyType
+from typing import Mapping
 
 from spacy.lookups import load_lookups
 
@@ -23,6 +33,66 @@ def gazetteer() -> dict:
 @functools.lru_cache(maxsize=1)
 def news_lexicon() -> dict:
     return _data("news_lexicon.v1.json")
+
+
+@functools.lru_cache(maxsize=1)
+def rules_lexicon() -> dict:
+    return _data("rules_lexicon.v1.json")
+
+
+def lexicon_versions() -> str:
+    """The versions of the word lists the rules extractor reads: "gazetteer.v1+news_lexicon.v1+..."."""
+    return "+".join((gazetteer()["version"], news_lexicon()["version"], rules_lexicon()["version"]))
+
+
+@functools.lru_cache(maxsize=None)
+def word_set(name: str) -> frozenset[str]:
+    """One of the news lexicon's flat word lists, lower-cased: 'org_words', 'team_words', ..."""
+    return frozenset(w.lower() for w in news_lexicon()[name])
+
+
+@functools.lru_cache(maxsize=None)
+def rule_word_list(name: str) -> tuple[str, ...]:
+    """One of the rules lexicon's word lists, in its order, with the lists it includes first and
+    without the words it leaves out ("except").
+
+    Raises:
+        KeyError: naming the list and the valid names.
+    """
+    lists = rules_lexicon()["words"]
+    if name not in lists:
+        raise KeyError(f"no word list {name!r} in {rules_lexicon()['version']}; valid: {', '.join(sorted(lists))}")
+    entry = lists[name]
+    out = [w for other in entry.get("include", ()) for w in rule_word_list(other)] + list(entry["words"])
+    leave_out = set(entry.get("except", ()))
+    return tuple(dict.fromkeys(w for w in out if w not in leave_out))
+
+
+@functools.lru_cache(maxsize=None)
+def rule_words(name: str) -> frozenset[str]:
+    """One of the rules lexicon's word lists as a set: ``rule_words("non_trades")``."""
+    return frozenset(rule_word_list(name))
+
+
+@functools.lru_cache(maxsize=None)
+def alternation(name: str) -> str:
+    """One of the rules lexicon's word lists as a frame pattern's alternative: "film|movie|album"."""
+    return "|".join(rule_word_list(name))
+
+
+@functools.lru_cache(maxsize=None)
+def rule_word_map(name: str) -> Mapping[str, str]:
+    """One of the rules lexicon's word maps: ``rule_word_map("verb_roles")["chaired"] == "chair"``."""
+    maps = rules_lexicon()["maps"]
+    if name not in maps:
+        raise KeyError(f"no word map {name!r} in {rules_lexicon()['version']}; valid: {', '.join(sorted(maps))}")
+    return MappingProxyType(dict(maps[name]["map"]))
+
+
+@functools.lru_cache(maxsize=1)
+def evidence_weights() -> dict[str, tuple[str, int]]:
+    """Each clue to what a name is (``name_kinds.evidence``) -> (the kind it votes for, its weight)."""
+    return {name: (e["kind"], e["weight"]) for name, e in rules_lexicon()["evidence"].items()}
 
 
 @functools.lru_cache(maxsize=1)

@@ -29,69 +29,66 @@ import functools
 
 from spacy.tokens import Span
 
+from extract.text.lexicons import alternation, country_aliases, demonym_countries, rule_words, word_set
 from extract.text.coref import Mentions
-from extract.text.frames import HONORIFIC, NAMES, POSSESSIVE, Frame, frame
-from extract.text.nlp import country_aliases, demonym_countries
-from extract.text.org_frames import ORG_NOUNS
-from extract.text.roles import agent_noun, news_lexicon, word_set
+from extract.text.frames import HONORIFIC, NAMES, POSSESSIVE, Frame, news_frame
+from extract.text.roles import agent_noun, news_lexicon
 from extract.text.units import Triple
 
-STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|sitting|local ]"
-LEAGUE_ENDS = frozenset({"league", "ligue", "liga", "division", "conference", "bundesliga", "premiership",
-                         "championship", "serie"})
+STATUS = "[ %s ]" % alternation("member_status_words")
 
 MEMBER_FRAMES: tuple[Frame, ...] = (
-    frame("party-apposition", "{NAME:head} , a|an {NAME:party} ,|.|;|from|who|and", ("head", "@party", "party")),
+    news_frame("party-apposition", "{NAME:head} , a|an {NAME:party} ,|.|;|from|who|and", ("head", "@party", "party")),
     # "Opposition Leader Dean Fitzroy, of the Labor Party,"
-    frame("party-of", "{NAME:head} , of the {NAME:party} ,|.|;|said|who|and", ("head", "@party", "party")),
-    frame("party-noun-name", "the|a|an|by|,|to|for|from|and|with {NAME:party} candidate|nominee|activist|politician|"
-          "challenger|incumbent|newcomer|backbencher|loyalist|veteran {NAME:head}", ("head", "@party", "party")),
+    news_frame("party-of", "{NAME:head} , of the {NAME:party} ,|.|;|said|who|and", ("head", "@party", "party")),
+    news_frame("party-noun-name", "the|a|an|by|,|to|for|from|and|with {NAME:party} candidate|nominee|activist|politician|"
+               "challenger|incumbent|newcomer|backbencher|loyalist|veteran {NAME:head}", ("head", "@party", "party")),
     # "MacRury kept his own seat in Souris-Elmira", "lost his Summerside seat"
-    frame("kept-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended [ his|her|their ] "
-          "[ {OWNER} ] [ own ] seat in|of {NAME:seat}", ("head", "@seat", "seat")),
-    frame("kept-named-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended [ his|her|their|the ] [ {OWNER} ] "
-          "{NAME:seat} seat", ("head", "@seat", "seat")),
-    frame("party-bracket", "{NAME:head} ( {NAME:party} ,|)", ("head", "@party", "party")),
-    frame("elected-role-for", "{SUBJ:head} *6 elect|elected|become|became|serve|served|be|remain|remains ~2 [ as ] "
-          "[ the|a|an|its ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
-    frame("name-role-for", "{NAME:head} , [ the|a|an ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}",
-          ("head", "@seat", "seat")),
-    frame("role-for-name", "{ROLE:role} for [ the ] {NAME:seat} , " + STATUS + " {NAME:head}",
-          ("head", "@seat", "seat")),
-    frame("represented-since", "{NAME:head} [ , {QUANTITY} ] , who [ has|had ] represent|represented|represents {NAME:seat} since|from|between "
-          "{DATE}", ("head", "@seat", "seat")),
-    frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
-    frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
+    news_frame("kept-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended [ his|her|their ] "
+               "[ {OWNER} ] [ own ] seat in|of {NAME:seat}", ("head", "@seat", "seat")),
+    news_frame("kept-named-seat", "{SUBJ:head} ~6 kept|keep|held|hold|won|win|retained|retain|lost|lose|defended [ his|her|their|the ] [ {OWNER} ] "
+               "{NAME:seat} seat", ("head", "@seat", "seat")),
+    news_frame("party-bracket", "{NAME:head} ( {NAME:party} ,|)", ("head", "@party", "party")),
+    news_frame("elected-role-for", "{SUBJ:head} *6 elect|elected|become|became|serve|served|be|remain|remains ~2 [ as ] "
+               "[ the|a|an|its ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
+    news_frame("name-role-for", "{NAME:head} , [ the|a|an ] " + STATUS + " {ROLE:role} for [ the ] {NAME:seat}",
+               ("head", "@seat", "seat")),
+    news_frame("role-for-name", "{ROLE:role} for [ the ] {NAME:seat} , " + STATUS + " {NAME:head}",
+               ("head", "@seat", "seat")),
+    news_frame("represented-since", "{NAME:head} [ , {QUANTITY} ] , who [ has|had ] represent|represented|represents {NAME:seat} since|from|between "
+               "{DATE}", ("head", "@seat", "seat")),
+    news_frame("member-for", "{NAME:head} , ~12 the member for [ the ] {NAME:seat}", ("head", "@seat", "seat")),
+    news_frame("person-of", "{NAME:head} of [ the ] {NAME:org}", ("head", "@of", "org")),
     # "For the Kestrels, full-back Nathan Pryce was best on ground": a position for the organisation
     # the sentence opens on (a player's team, a council's officer)
-    frame("for-org-role-name", "^ for [ the ] {NAME:org} , [ {NORP} ] {ROLE:role} " + HONORIFIC + " {NAME:head}",
-          ("head", "@role", "role")),
+    news_frame("for-org-role-name", "^ for [ the ] {NAME:org} , [ {NORP} ] {ROLE:role} " + HONORIFIC + " {NAME:head}",
+               ("head", "@role", "role")),
     # "Kilbride Thistle have completed the signing of Norwegian striker Eirik Haugen"
-    frame("signing-of", "{SUBJ:org} ~6 signing|capture|recruitment|arrival of [ the ] [ {NORP:nationality} ] {ROLE:role} "
-          "{NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
+    news_frame("signing-of", "{SUBJ:org} ~6 signing|capture|recruitment|arrival of [ the ] [ {NORP:nationality} ] {ROLE:role} "
+               "{NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
     # "Striker Daniel Okafor scored twice as Westbury Athletic beat Harlow Town": a match report's first
-    # line names a scorer of the side that won (``rules._resolve``: only a player, by a position); the
+    # line names a scorer of the side that won (``rules.infer.document_facts``: only a player, by a position); the
     # scoring verb comes first, and no other name stands between ("... a consolation as Leeds beat" is
     # the risk this takes)
-    frame("scored-as-team-won", "^ [ {PLACE} :|—|– ] [ {POSITION} ] {NAME:head} scored|struck|hit|kicked|netted|booted|"
-          "smashed|grabbed *10 as [ the ] {NAME:team} beat|defeated|thrashed|edged|downed|overcame|crushed|hammered|"
-          "routed|swept|stunned|outclassed", ("head", "P54", "team")),
+    news_frame("scored-as-team-won", "^ [ {PLACE} :|—|– ] [ {POSITION} ] {NAME:head} scored|struck|hit|kicked|netted|booted|"
+               "smashed|grabbed *10 as [ the ] {NAME:team} beat|defeated|thrashed|edged|downed|overcame|crushed|hammered|"
+               "routed|swept|stunned|outclassed", ("head", "P54", "team")),
     # "A trader at the scene, Mr Tunde Bakare, said", "Counsel for the family, farmer Tom Reid, said": a trade
     # said of a name in apposition (``member_facts``: a doer's noun of a trade, "trader", not "resident")
-    frame("a-trade-comma-name", "^ a|an [ {NORP} ] {WORD:role} ~6 , " + HONORIFIC + " {NAME:head} ,|said|told|who|was",
-          ("head", "@trade", "role")),
-    frame("comma-trade-name", ", [ {WORD} ] {WORD:role} " + HONORIFIC + " {NAME:head} ,|said|told|argued|who|was",
-          ("head", "@trade", "role")),
+    news_frame("a-trade-comma-name", "^ a|an [ {NORP} ] {WORD:role} ~6 , " + HONORIFIC + " {NAME:head} ,|said|told|who|was",
+               ("head", "@trade", "role")),
+    news_frame("comma-trade-name", ", [ {WORD} ] {WORD:role} " + HONORIFIC + " {NAME:head} ,|said|told|argued|who|was",
+               ("head", "@trade", "role")),
     # "Kingsford Rovers' Tom Eddery", "Harlow United's Ade Bello": a team's or a firm's person
-    frame("owner-s-person", "{NAME:org} " + POSSESSIVE + " {NAME:head} ,|.|;|scored|made|added|took|hit|was|is|said|who|and",
-          ("head", "@of", "org")),
+    news_frame("owner-s-person", "{NAME:org} " + POSSESSIVE + " {NAME:head} ,|.|;|scored|made|added|took|hit|was|is|said|who|and",
+               ("head", "@of", "org")),
     # "Lisa Marchetti of the Columbus firm Marchetti Rhoads": a firm by what it is
-    frame("person-of-described", "{NAME:head} of|at|with|from the [ {PLACE} ] [ {NORP} ] +2 " + ORG_NOUNS + " {NAME:org}",
-          ("head", "@employer", "org")),
-    frame("league-side", "{NAME:league} side|club|outfit|team|champions|leaders|newcomers {NAME:head}",
-          ("head", "@league", "league")),
-    frame("plays-in-league", "{SUBJ:head} ~3 play|plays|played|compete|competes|competed in [ the ] {NAME:league}",
-          ("head", "@league", "league")),
+    news_frame("person-of-described", "{NAME:head} of|at|with|from the [ {PLACE} ] [ {NORP} ] +2 " + alternation("org_nouns") + " {NAME:org}",
+               ("head", "@employer", "org")),
+    news_frame("league-side", "{NAME:league} side|club|outfit|team|champions|leaders|newcomers {NAME:head}",
+               ("head", "@league", "league")),
+    news_frame("plays-in-league", "{SUBJ:head} ~3 play|plays|played|compete|competes|competed in [ the ] {NAME:league}",
+               ("head", "@league", "league")),
 )
 
 
@@ -146,7 +143,7 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
     if other is None:
         return []
     if relation == "@league":
-        if not person and other[0].split()[-1].lower() in LEAGUE_ENDS:
+        if not person and other[0].split()[-1].lower() in rule_words("league_ends"):
             return [make(head[0], "P118", other[0], "organization", "organization")]
         return []
     if not person:
@@ -184,8 +181,6 @@ def member_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | N
     return []
 
 
-SHEET_GO_ON = frozenset({"reserves", "replacements", "substitutes", "subs", "bench", "interchange"})
-SHEET_MARKS = frozenset({"(", ")", "c", "capt", "vc", "wk", "gk"})
 
 
 def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[list[str], str | None]:
@@ -200,7 +195,7 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
     if len(tokens) < 6 or tokens[1].text != ":":
         return [], None
     first = tokens[0]
-    if first.lower_ in SHEET_GO_ON:
+    if first.lower_ in rule_words("sheet_go_on"):
         owner = team
     elif first.ent_type_ in NAMES and mentions.kind(mentions.name(first.i)) != "person":
         owner = mentions.name(first.i)
@@ -215,7 +210,7 @@ def team_sheet(sentence: Span, mentions: Mentions, team: str | None) -> tuple[li
                 players.append(mentions.name(t.i))
         elif t.text in (",", ";") and (not expect_name or skipping):
             expect_name, skipping = True, False
-        elif skipping or not expect_name and t.lower_ in SHEET_MARKS or t.text in (".", "!"):
+        elif skipping or not expect_name and t.lower_ in rule_words("sheet_marks") or t.text in (".", "!"):
             continue
         elif expect_name and t.ent_type_ in NAMES and mentions.kind(mentions.name(t.i)) in ("person", ""):
             players.append(mentions.name(t.i))

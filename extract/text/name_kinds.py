@@ -24,13 +24,10 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
 from extract.text.class_phrase import class_words
-from extract.text.lexicons import cities, english_words, lemma_table, tail_types
-from extract.text.org_frames import BUILDINGS, ORG_NOUNS
-from extract.text.roles import party_words, role_category, trade_like, word_set
+from extract.text.lexicons import cities, evidence_weights, english_words, lemma_table, rule_words, tail_types, word_set
+from extract.text.roles import party_words, role_category, trade_like
 
 NAME_KINDS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "LAW", "LANGUAGE")
-LOCATIVE = frozenset({"in", "at", "near", "from", "to", "across", "outside", "around", "into"})
-PLACE_FIRST_WORDS = frozenset({"River", "Lake", "Mount", "Port", "Cape", "Isle", "Fort", "Loch", "Lough"})
 _ACRONYM = re.compile(r"^[A-Z][A-Z&]{1,7}$")
 _PERSON_WORD = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+$|^[A-Z]\.$|^[A-Z][a-z]+[A-Z][a-z]+$")
 
@@ -45,23 +42,13 @@ def person_shaped(name: str) -> bool:
         and words[-1].lower() not in thing_words() and not {w.lower().removesuffix("s") for w in words} <= party_words()
 
 
-# Surnames that are also plural nouns: a name ending in one may be a person's ("Tyra Banks").
-PLURAL_SURNAMES = frozenset({
-    "banks", "brooks", "fields", "woods", "hills", "mills", "waters", "rivers", "gates", "burns", "sparks", "parks",
-    "wells", "powers", "chambers", "flowers", "summers", "winters", "bridges", "marks", "meadows", "reeves", "lyons",
-    "spears", "coles", "stokes", "combs", "styles", "knights", "bells", "crews", "hawks", "rhodes", "stones", "sands",
-    "peters", "matthews", "daniels", "andrews", "james", "adams", "roberts", "edwards", "richards", "rogers", "owens",
-    "nichols", "walters", "hughes", "holmes", "jones", "lewis", "miles", "giles", "byers", "myers", "sayers", "sykes",
-    "jennings", "collins", "phillips", "simmons", "stevens", "williams", "evans", "harris", "watts", "potts", "coates",
-    "tibbs", "hobbs", "higgins", "jenkins", "perkins", "hopkins", "dawkins", "hutchins", "cousins", "barnes", "oakes",
-})
 
 
 def plural_noun(word: str) -> bool:
     """"Homes", "Resources", "Partners", "Lions": the plural of an English noun, which ends the
-    names of firms, teams and bodies, and few people's (``PLURAL_SURNAMES``)."""
+    names of firms, teams and bodies, and few people's (``rule_words("plural_surnames")``)."""
     lower = word.lower()
-    if len(lower) < 4 or not lower.endswith("s") or lower in PLURAL_SURNAMES:
+    if len(lower) < 4 or not lower.endswith("s") or lower in rule_words("plural_surnames"):
         return False
     lemma = lemma_table().get(lower, lower)
     return lemma != lower and lower.startswith(lemma[:-1]) and lemma in english_words()
@@ -76,25 +63,14 @@ def thing_words() -> frozenset[str]:
         | word_set("generic_orgs")
 
 
-@functools.lru_cache(maxsize=1)
 def org_nouns() -> frozenset[str]:
     """Nouns that say the name after them is a firm or a body ("the insurer X"), none that may name
-    a person too: ``org_frames.ORG_NOUNS`` as a set."""
-    return frozenset(ORG_NOUNS.split("|"))
+    a person too: the rules lexicon's ``org_nouns``."""
+    return rule_words("org_nouns")
 
 
-# Words before a firm's noun that judge it rather than say what it is ("the struggling retailer").
-EVALUATIVE = frozenset({"struggling", "troubled", "embattled", "beleaguered", "ailing", "leading", "major", "small",
-                        "big", "rival", "local", "little", "famous", "popular", "successful", "profitable", "growing",
-                        "top", "main", "huge", "tiny", "giant", "listed", "established", "new"})
 
 
-# Nouns of firms that are no doer's noun: "the trading house X", "the Glasgow practice X".
-FIRM_NOUNS = frozenset({"house", "practice", "outfit", "enterprise", "venture", "cooperative", "co-operative"})
-# Nouns that say what a firm is *to* another, not what it is: "shirt sponsor X", "former employer X".
-RELATION_NOUNS = frozenset({"employer", "sponsor", "bidder", "backer", "investor", "supplier", "suitor", "acquirer",
-                            "buyer", "seller", "owner", "partner", "rival", "customer", "client", "creditor", "shareholder",
-                            "parent", "subsidiary", "successor", "predecessor", "competitor"})
 
 
 def org_class(phrase: str, organisation: bool) -> str | None:
@@ -107,34 +83,35 @@ def org_class(phrase: str, organisation: bool) -> str | None:
     "largest") and any before them go."""
     words = phrase.lower().split()
     noun = words[-1]
-    if noun in RELATION_NOUNS:
+    if noun in rule_words("relation_nouns"):
         return None
     if noun not in org_nouns() and not (
             organisation and noun.isalpha() and lemma_table().get(noun, noun) == noun and not role_category(noun)
             and (trade_like(noun) or noun.endswith("ery") and noun in english_words()
-                 or noun in FIRM_NOUNS or noun in word_set("generic_orgs") or noun in word_set("org_words"))):
+                 or noun in rule_words("firm_nouns") or noun in word_set("generic_orgs") or noun in word_set("org_words"))):
         return None
     kept: list[str] = []
     for word in reversed(words[:-1]):
         lemma = lemma_table().get(word, word)
-        if word in EVALUATIVE or word in STOP_WORDS or word.endswith("est") or lemma not in english_words() \
+        if word in rule_words("evaluative_words") or word in STOP_WORDS or word.endswith("est") or lemma not in english_words() \
                 or lemma != word and not word.endswith("ing"):
             break
         kept.insert(0, word)
     return " ".join(kept + [noun])
 
 
-# Last words that say a name is a building or an institution, not a person: the buildings' words
-# but those that are common surnames ("Jessica Hall", "Robert Plant", "Tom Church") or places'
-# words ("Millersburg Station", "Ōkahu Station" a farm).
-BUILDING_VOTES = BUILDINGS - {"abbey", "castle", "chapel", "church", "court", "farm", "hall", "harbour", "lodge",
-                              "manor", "market", "mill", "mine", "palace", "pier", "plant", "port", "station",
-                              "studio", "studios", "temple", "vineyard"}
 
 
 def evidence(doc: Doc, i: int) -> collections.Counter:
-    """Votes for what the name at token ``i`` is, from this one mention."""
+    """Votes for what the name at token ``i`` is, from this one mention: each clue found votes for
+    the kind the rules lexicon's ``evidence`` names it with, by its weight there."""
     votes: collections.Counter = collections.Counter()
+    weights = evidence_weights()
+
+    def vote(clue: str) -> None:
+        kind, weight = weights[clue]
+        votes[kind] += weight
+
     token = doc[i]
     words = token.text.replace("-", " ").split()
     lowers = {w.lower().strip(".,") for w in words}
@@ -144,52 +121,52 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
 
     prev, nxt, nxt2, nxt3 = at(i - 1), at(i + 1), at(i + 2), at(i + 3)
     if token.ent_type_ == "WORK_OF_ART":
-        votes["thing"] += 6  # a title in quotes ("Falling Slowly Home") is no person, whatever its words
+        vote("title_in_quotes")  # a title in quotes ("Falling Slowly Home") is no person, whatever its words
         return votes
     org_words = lowers & word_set("org_words")
     if len(words) == 1 and words[0].lower() in word_set("currency_codes"):
-        votes["thing"] += 6  # "CHF 25,000", "NOK 2.3 billion": a currency, no organisation's acronym
+        vote("currency_code")  # "CHF 25,000", "NOK 2.3 billion": a currency, no organisation's acronym
     elif org_words or "&" in token.text or (len(words) == 1 and _ACRONYM.match(words[0])):
-        votes["organization"] += 3
+        vote("organisation_word")
     if len(words) == 1 and prev is not None and prev.lower_ == "the" and plural_noun(words[0]) and not org_words \
             and words[0].lower() not in word_set("place_words") and words[0].lower() not in thing_words():
-        votes["organization"] += 3  # "the Kestrels", "the Mariners": a team (a name of more words may be a
+        vote("the_plural_noun")  # "the Kestrels", "the Mariners": a team (a name of more words may be a
         # person's whose surname is a plural noun: "Sarah Graves", "Tom Parsons")
-    if len(words) > 1 and words[-1].lower() in BUILDING_VOTES and not org_words:
-        votes["organization"] += 2  # "Meridian Tower", "Kiptenden Tea Factory": a building, an institution; no person
+    if len(words) > 1 and words[-1].lower() in rule_words("building_votes") and not org_words:
+        vote("building_last_word")  # "Meridian Tower", "Kiptenden Tea Factory": a building, an institution; no person
     if len(words) > 1 and words[-1].lower() in word_set("award_words"):
-        votes["thing"] += 4  # "the Lindqvist Prize": no person, whatever its first word
+        vote("award_last_word")  # "the Lindqvist Prize": no person, whatever its first word
     if not org_words and (words and words[-1].lower() in word_set("place_words") or token.text in cities()
-                          or len(words) > 1 and words[0] in PLACE_FIRST_WORDS):
-        votes["place"] += 3  # "Lyndhurst Road", "River Sarno", a city's name; not "Mount Sinai Hospital"
+                          or len(words) > 1 and words[0] in rule_words("place_first_words")):
+        vote("place_word")  # "Lyndhurst Road", "River Sarno", a city's name; not "Mount Sinai Hospital"
     if prev is not None:
         if prev.lower_.rstrip(".") in word_set("honorifics"):
-            votes["person"] += 6
+            vote("honorific_before")
         elif (prev.ent_type_ in ("ROLE", "OCCUPATION") or prev.text == "," and i > 1 and doc[i - 2].ent_type_ == "ROLE") \
                 and not org_words:
-            votes["person"] += 4  # "Prime Minister X", "the novelist X", "its chief executive, X"
+            vote("position_before")  # "Prime Minister X", "the novelist X", "its chief executive, X"
         elif prev.text in org_nouns():
-            votes["organization"] += 4  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
-        elif prev.lower_ in LOCATIVE:
-            votes["place"] += 1
+            vote("firm_noun_before")  # "the insurer Brightwater Mutual", "the Japanese conglomerate X"
+        elif prev.lower_ in rule_words("locative_prepositions"):
+            vote("locative_before")
         elif prev.lower_ in ("of", "at", "for") and i > 1 and doc[i - 2].ent_type_ == "ROLE":
-            votes["organization"] += 2  # "mayor of San Diego", "chief economist at Tellus Bank"
+            vote("after_position_of")  # "mayor of San Diego", "chief economist at Tellus Bank"
         elif prev.lower_ == "the":
-            votes["organization"] += 1
+            vote("the_before")
     if nxt is not None and nxt.text == ",":
         if nxt2 is not None and nxt2.ent_type_ == "QUANTITY" and nxt2.text.isdigit() and int(nxt2.text) < 120 \
                 and nxt3 is not None and nxt3.text in (",", ")"):
-            votes["person"] += 5
-        elif nxt2 is not None and nxt2.lower_ == "who" and not (prev is not None and prev.lower_ in LOCATIVE | {"of"}):
-            votes["person"] += 3  # not "X, 29, of Walsall, who ...": the "who" is X's
+            vote("age_after")
+        elif nxt2 is not None and nxt2.lower_ == "who" and not (prev is not None and prev.lower_ in rule_words("locative_prepositions") | {"of"}):
+            vote("who_after")  # not "X, 29, of Walsall, who ...": the "who" is X's
         else:
             for k in range(i + 2, min(i + 7, len(doc))):
                 if doc[k].ent_type_ in ("ROLE", "OCCUPATION"):
-                    votes["person"] += 3
+                    vote("position_after")
                     break
                 if doc[k].lower_ in word_set("generic_orgs") and not (
                         k + 1 < len(doc) and doc[k + 1].lower_ in ("'s", "’s")):  # not "X, the group's controller"
-                    votes["organization"] += 3
+                    vote("organisation_noun_after")
                     break
                 if doc[k].text in (",", ".") or doc[k].ent_type_ in NAME_KINDS or doc[k].lemma_ in ("say", "tell"):
                     break
@@ -198,20 +175,20 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
                                 prev is not None and prev.lower_ in ("the", "a", "an"))) and nxt2 is not None and (
                                 nxt2.ent_type_ in NAME_KINDS or nxt2.text == "," and nxt3 is not None
                                 and nxt3.ent_type_ in NAME_KINDS)):
-        votes["organization"] += 2  # "Harbourline's chief executive", "Rovers manager X", "Comets coach X", "A Texovar spokesman, X"
+        vote("has_position")  # "Harbourline's chief executive", "Rovers manager X", "Comets coach X", "A Texovar spokesman, X"
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("a", "an", "the") \
             and i + 5 < len(doc) and doc[i + 4].text == "-" \
             and doc[i + 5].lower_ in ("based", "headquartered", "listed", "registered", "owned"):
-        votes["organization"] += 3  # "Quantica, a Lisbon-based start-up", "X, the ASX-listed grower", "a family-owned"
+        vote("placed_description_after")  # "Quantica, a Lisbon-based start-up", "X, the ASX-listed grower", "a family-owned"
     if nxt is not None and nxt.lower_ in ("was", "is") and nxt2 is not None \
             and nxt2.lower_ in ("founded", "established", "incorporated", "listed"):
-        votes["organization"] += 4  # "Modise was founded in 2006": not the founder Jacob Modise
+        vote("was_founded")  # "Modise was founded in 2006": not the founder Jacob Modise
     if nxt is not None and nxt.text == "," and nxt2 is not None and nxt2.lower_ in ("founded", "established") \
             and nxt3 is not None and nxt3.lower_ in ("in", "by"):
-        votes["organization"] += 3  # "Texovar, founded in 1984 by"
+        vote("founded_participle_after")  # "Texovar, founded in 1984 by"
     opens = i == token.sent.start or i == token.sent.start + 1 and doc[i - 1].lower_ == "the"
     if opens and nxt is not None and nxt.lower_ in ("have", "are", "were") and len(words) > 1:
-        votes["organization"] += 2  # "Kilbride Thistle have signed", "Harlow Foods are to close": no person "have"
+        vote("opens_with_plural_verb")  # "Kilbride Thistle have signed", "Harlow Foods are to close": no person "have"
     if opens:  # "Kalahari Platinum has lost its chief executive"
         for k in range(i + 1, min(i + 8, len(doc))):
             if doc[k].text in (".", ";", ":") or doc[k].ent_type_ in NAME_KINDS \
@@ -219,20 +196,15 @@ def evidence(doc: Doc, i: int) -> collections.Counter:
                     or doc[k].lemma_ in ("say", "tell", "call", "claim", "argue", "add"):
                 break  # "Tom Reid said its decision was wrong": the "its" is another's
             if doc[k].lower_ in ("its", "his"):
-                votes["organization" if doc[k].lower_ == "its" else "person"] += 2
+                vote("opens_with_its" if doc[k].lower_ == "its" else "opens_with_his")
                 break
     if 2 <= len(words) <= 4 and all(_PERSON_WORD.match(w) for w in words) and not org_words \
             and not {w.lower().removesuffix("s") for w in words} <= party_words() \
             and not lowers & word_set("place_words") and (prev is None or prev.lower_ != "the"):
-        votes["person"] += 1
+        vote("person_shaped")
     return votes
 
 
-# Nouns a description of a person may end in, besides positions and occupations.
-PERSON_DESCRIPTION_NOUNS = frozenset({"player", "native", "youngster", "teenager", "veteran", "newcomer", "rookie",
-                                      "international", "man", "woman", "star", "forward", "defender", "old"})
-DESCRIPTION_WORDS = frozenset({"-", "year", "years", "old", "former", "veteran", "young", "experienced", "retired",
-                               "new", "current", "first-time", "then"})
 
 
 def person_description(doc: Doc, sentence: Span, first: int) -> int | None:
@@ -246,12 +218,12 @@ def person_description(doc: Doc, sentence: Span, first: int) -> int | None:
     described = False
     for j in range(first + 1, min(first + 9, sentence.end - 1)):
         token, nxt = doc[j], doc[j + 1]
-        noun = token.ent_type_ in ("OCCUPATION", "ROLE") or token.lower_ in PERSON_DESCRIPTION_NOUNS
+        noun = token.ent_type_ in ("OCCUPATION", "ROLE") or token.lower_ in rule_words("person_description_nouns")
         if noun and described and nxt.is_lower and nxt.is_alpha and not nxt.ent_type_ \
-                and nxt.lower_ not in DESCRIPTION_WORDS | {"of", "and", "at", "for", "in"}:
+                and nxt.lower_ not in rule_words("description_words") | {"of", "and", "at", "for", "in"}:
             return j
         if token.ent_type_ in ("QUANTITY", "NORP", "COUNTRY") or token.ent_type_ in NAME_KINDS \
-                or token.lower_ in DESCRIPTION_WORDS:
+                or token.lower_ in rule_words("description_words"):
             described = True
             continue
         return None
@@ -304,12 +276,10 @@ def attached_role(doc: Doc, i: int) -> str | None:
     return None
 
 
-# Participles after a hyphen that make the name before them a modifier: "the ASX-listed grower".
-COMPOUND_PARTICIPLES = frozenset({"listed", "based", "owned", "backed", "registered", "headquartered", "focused", "born"})
 
 
 def modifier_name(token) -> bool:
     """A name that only modifies the noun after it ("the ASX-listed mandarin grower", "a
     Leeds-based firm"): no mention that a pronoun or "the company" can mean."""
     doc = token.doc
-    return token.i + 2 < len(doc) and doc[token.i + 1].text == "-" and doc[token.i + 2].lower_ in COMPOUND_PARTICIPLES
+    return token.i + 2 < len(doc) and doc[token.i + 1].text == "-" and doc[token.i + 2].lower_ in rule_words("compound_participles")

@@ -27,175 +27,162 @@ import re
 from extract.text.class_phrase import is_event
 from extract.text.coref import Mentions
 from extract.text.name_kinds import org_class
-from extract.text.org_frames import ORG_NOUNS
 from extract.text.member_frames import member_facts, party_in_role, playing_position
-from extract.text.frames import ASIDE, FOUNDED_GAP, HONORIFIC, POSSESSIVE, Frame, frame
-from extract.text.lexicons import cities
-from extract.text.nlp import demonym_countries, gazetteer
-from extract.text.roles import NON_TRADES, role_category, word_set
+from extract.text.frames import ASIDE, FOUNDED_GAP, HONORIFIC, POSSESSIVE, Frame, news_frame
+from extract.text.lexicons import (alternation, cities, demonym_countries, gazetteer, rule_word_map, rule_words,
+                                   word_set)
+from extract.text.roles import role_category
 from extract.text.units import Triple
 
-STATUS = "[ former|new|interim|acting|outgoing|current|incoming|then|veteran|young|experienced|uncapped|star ]"
-APPROX = "[ about|around|some|roughly|nearly|almost|over|approximately|more|than|up|to|under|just ]"
-# The verb of "X chairs Y", "Y is run by X" -> the position it names.
-VERB_ROLES = {"chair": "chair", "chairs": "chair", "chaired": "chair", "head": "head", "heads": "head",
-              "headed": "head", "lead": "head", "leads": "head", "led": "head", "run": "head", "runs": "head",
-              "ran": "head", "manage": "coach", "manages": "coach", "managed": "coach", "coach": "coach",
-              "coaches": "coach", "coached": "coach", "found": "founder", "founded": "founder",
-              "co-founded": "founder", "own": "owner", "owns": "owner", "owned": "owner"}
+STATUS = "[ %s ]" % alternation("news_status_words")
+APPROX = "[ %s ]" % alternation("approximately")
 # Category -> (relation, True when the organisation is the relation's head).
 ORGANISATION_SIDE = {"chief_executive": ("P169", True), "chair": ("P488", True), "head": ("P1037", True),
                      "coach": ("P286", True), "founder": ("P112", True), "owner": ("P127", True),
                      "player": ("P54", False), "staff": ("P108", False), "occupation": ("P108", False)}
-SCHOOL_WORDS = frozenset({"university", "college", "school", "institute", "academy", "polytechnic",
-                          "conservatoire", "conservatory", "seminary", "universität", "université"})
-# Words of a sports report, where a number in brackets after a name is a score ("Maharaj (62)"), not an age.
-SCORE_WORDS = frozenset({"runs", "run", "wicket", "wickets", "innings", "overs", "balls", "century", "scored",
-                         "points", "goals", "partnership", "stand", "batting", "bowling", "minutes", "shots"})
 # Family relations: child, father, mother, sibling, spouse.
 KIN = frozenset({"P40", "P22", "P25", "P3373", "P26"})
-EVENT_WORDS = frozenset({"summit", "conference", "forum", "congress", "election", "exhibition", "fair",
-                         "expo", "show", "festival", "marathon", "open", "championships", "cup", "games",
-                         "tournament", "race", "international", "classic", "rally", "prix"})
 
 # Nouns for a person between a nationality and a name ("Kenyan runner Faith Chepkoech"): none
 # that may name a firm ("the German carmaker X" is a firm's country, in ``org_frames``).
-PEOPLE_NOUNS = ("runner|athlete|cyclist|swimmer|rider|driver|boxer|golfer|skier|sprinter|jockey|champion|star|"
-                "teenager|rookie|veteran|international|opponent|rival|climber|sailor|rower")
+PEOPLE_NOUNS = alternation("people_nouns")
 
 NEWS_FRAMES: tuple[Frame, ...] = (
     # -- a position before a name: "Prime Minister David Okonkwo", "Rovers manager Steve Callow",
     # "Harbourline's chief executive, Amira Haddad", "the novelist Sarah Quinlan"
-    frame("org-role-name", "{OWNER:org} " + POSSESSIVE + " " + STATUS + " [ {NORP:nationality} ] {ROLE:role} [ , ] " + HONORIFIC
-          + " {NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
-    frame("role-name", "{ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
+    news_frame("org-role-name", "{OWNER:org} " + POSSESSIVE + " " + STATUS + " [ {NORP:nationality} ] {ROLE:role} [ , ] " + HONORIFIC
+               + " {NAME:head}", ("head", "@role", "role"), ("head", "P27", "nationality")),
+    news_frame("role-name", "{ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}", ("head", "@role", "role")),
     # "Calder City have sacked manager Iain Hendry", "Rovers have signed striker Ade Bello"
-    frame("org-hires-role-name", "{SUBJ:org} [ have|has|had ] sack|sacked|dismiss|dismissed|appoint|appointed|name|named|"
-          "sign|signed|hire|hired|recruit|recruited|recall|recalled|select|selected [ their|its|the ] [ {NORP} ] [ {COUNTRY} ] " + STATUS + " {ROLE:role} {NAME:head}",
-          ("head", "@role", "role")),
+    news_frame("org-hires-role-name", "{SUBJ:org} [ have|has|had ] sack|sacked|dismiss|dismissed|appoint|appointed|name|named|"
+               "sign|signed|hire|hired|recruit|recruited|recall|recalled|select|selected [ their|its|the ] [ {NORP} ] [ {COUNTRY} ] " + STATUS + " {ROLE:role} {NAME:head}",
+               ("head", "@role", "role")),
     # "Mark Ellery, a former Calder City defender"
-    frame("name-org-position", "{NAME:head} , a|an|the " + STATUS + " {NAME:org} {POSITION:role} ,|.|;|who|and",
-          ("head", "@role", "role")),
+    news_frame("name-org-position", "{NAME:head} , a|an|the " + STATUS + " {NAME:org} {POSITION:role} ,|.|;|who|and",
+               ("head", "@role", "role")),
     # "Bayhawks coach Terri Lindqvist", "Google engineer X": an occupation at a named organisation
-    frame("org-occupation-name", "{NAME:org} {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
-    frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for|, [ {NORP:nationality} ] [ {NAME} ] *2 "
-          "{OCCUPATION:role} " + HONORIFIC + " {NAME:head}",
-          ("head", "@role", "role"), ("head", "P27", "nationality")),
+    news_frame("org-occupation-name", "{NAME:org} {OCCUPATION:role} {NAME:head}", ("head", "@role", "role"),
+               org_not_after_article=True),
+    news_frame("occupation-name", "the|a|an|by|former|retired|veteran|and|with|after|to|from|for|, [ {NORP:nationality} ] [ {NAME} ] *2 "
+               "{OCCUPATION:role} " + HONORIFIC + " {NAME:head}",
+               ("head", "@role", "role"), ("head", "P27", "nationality")),
     # "A former county prosecutor and state attorney general, Halvorsen chairs ...": fronted positions
-    frame("fronted-position", "^ " + STATUS + " ~2 {POSITION:role} [ and ~3 {POSITION} ~1 ] , {NAME:head}",
-          ("head", "@role", "role")),
-    frame("fronted-position-2", "^ " + STATUS + " ~2 {POSITION} and ~3 {POSITION:role} ~1 , {NAME:head}",
-          ("head", "@role", "role")),
+    news_frame("fronted-position", "^ " + STATUS + " ~2 {POSITION:role} [ and ~3 {POSITION} ~1 ] , {NAME:head}",
+               ("head", "@role", "role")),
+    news_frame("fronted-position-2", "^ " + STATUS + " ~2 {POSITION} and ~3 {POSITION:role} ~1 , {NAME:head}",
+               ("head", "@role", "role")),
     # "Novelist Miriam Okoye dies at 84": a headline's occupation, cut off the name (roles)
-    frame("occupation-name-first", "^ {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
-    frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
-          ("head", "@role", "role"), ("head", "P27", "nationality")),
-    frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] " + HONORIFIC + " {NAME:head}",
-          ("head", "@role", "role")),
-    frame("role-name-of", "{ROLE:role} {NAME:head} of|at [ the ] {SUBJ:org}", ("head", "@role", "role")),
+    news_frame("occupation-name-first", "^ {OCCUPATION:role} {NAME:head}", ("head", "@role", "role")),
+    news_frame("nationality-role-name", "{NORP:nationality} " + STATUS + " {POSITION:role} {NAME:head}",
+               ("head", "@role", "role"), ("head", "P27", "nationality")),
+    news_frame("role-of-org-name", "{ROLE:role} of|at|for [ the ] {SUBJ:org} [ , ] [ {ROLE} ] " + HONORIFIC + " {NAME:head}",
+               ("head", "@role", "role")),
+    news_frame("role-name-of", "{ROLE:role} {NAME:head} of|at [ the ] {SUBJ:org}", ("head", "@role", "role")),
     # -- a position after a name: "Jonas Mertens, chief economist at Tellus Bank"
-    frame("name-role-of", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
-          + " ~1 {POSITION:role} of|at|for|with [ the|a|an ] [ +2 " + ORG_NOUNS + " ] {SUBJ:org}", ("head", "@role", "role")),
-    frame("name-role", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;|in",
-          ("head", "@role", "role")),
+    news_frame("name-role-of", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an|its|their ] " + STATUS
+               + " ~1 {POSITION:role} of|at|for|with [ the|a|an ] [ +2 " + alternation("org_nouns") + " ] {SUBJ:org}", ("head", "@role", "role")),
+    news_frame("name-role", "{NAME:head} , [ {QUANTITY} , ] [ who be ] [ currently|now|also ] [ the|a|an ] " + STATUS + " {ROLE:role} ,|.|;|in",
+               ("head", "@role", "role")),
     # "Her brother, Paul Kessler, is chief operating officer."
-    frame("name-is-role", "{NAME:head} [ , ] [ ~6 , ] is|was [ now|also|currently ] [ the|its|their ] " + STATUS
-          + " {ROLE:role} .|;|and", ("head", "@role", "role")),
+    news_frame("name-is-role", "{NAME:head} [ , ] [ ~6 , ] is|was [ now|also|currently ] [ the|its|their ] " + STATUS
+               + " {ROLE:role} .|;|and", ("head", "@role", "role")),
     # "a charity, Rushmere Libraries Trust, whose chief executive, Claire Hewitt, said"
     # "Haynesworth's lawyer, Curtis Molloy": an occupation, said after a possessive
-    frame("owner-occupation-name", "{OWNER} " + POSSESSIVE + " {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has|of",
-          ("head", "@role", "role")),
-    frame("whose-role-name", "{NAME:org} , whose " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
-          ("head", "@role", "role")),
-    frame("name-org-role", "{NAME:head} , [ {QUANTITY} , ] [ the ] {OWNER:org} 's|’s|'|’ " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
+    news_frame("owner-occupation-name", "{OWNER} " + POSSESSIVE + " {OCCUPATION:role} , {NAME:head} ,|.|;|said|who|was|is|has|of",
+               ("head", "@role", "role")),
+    news_frame("whose-role-name", "{NAME:org} , whose " + STATUS + " {ROLE:role} [ , ] " + HONORIFIC + " {NAME:head}",
+               ("head", "@role", "role")),
+    news_frame("name-org-role", "{NAME:head} , [ {QUANTITY} , ] [ the ] {OWNER:org} 's|’s|'|’ " + STATUS + " {POSITION:role}", ("head", "@role", "role")),
     # -- "X is the finance director of Y", "X was elected governor", "X became leader of Y"
-    frame("is-role-of", "{SUBJ:head} " + ASIDE + " ~6 be|become|became|remain [ currently|now|also ] [ the|a|an|its ] "
-          + STATUS + " ~1 {POSITION:role} of|at|for [ the ] {SUBJ:org}", ("head", "@role", "role")),
-    frame("became-role", "{SUBJ:head} *6 elect|elected|become|became|serve|served|appoint|appointed|name|named|sworn|"
-          "remain|remains|remained ~2 "
-          "[ as ] [ the|a ] " + STATUS + " {ROLE:role} [ of|at|for [ the ] {SUBJ:org} ]", ("head", "@role", "role")),
-    frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] " + HONORIFIC + " {NAME:head} "
-          "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
+    news_frame("is-role-of", "{SUBJ:head} " + ASIDE + " ~6 be|become|became|remain [ currently|now|also ] [ the|a|an|its ] "
+               + STATUS + " ~1 {POSITION:role} of|at|for [ the ] {SUBJ:org}", ("head", "@role", "role")),
+    news_frame("became-role", "{SUBJ:head} *6 elect|elected|become|became|serve|served|appoint|appointed|name|named|sworn|"
+               "remain|remains|remained ~2 "
+               "[ as ] [ the|a ] " + STATUS + " {ROLE:role} [ of|at|for [ the ] {SUBJ:org} ]", ("head", "@role", "role")),
+    news_frame("appointed-as", "{SUBJ:org} ~4 appoint|appointed|name|named|hire|hired|pick|picked|choose|chose [ {ROLE} ] " + HONORIFIC + " {NAME:head} "
+               "[ , ~14 , ] as [ its|their|the ] ~2 {POSITION:role}", ("head", "@role", "role")),
     # "appointed X as the new Chief Executive of the Y Board": the organisation named after the position
-    frame("appointed-as-of", "appoint|appointed|name|named|hire|hired|pick|picked|choose|chose " + HONORIFIC + " {NAME:head} "
-          "[ , ~14 , ] as [ its|their|the ] " + STATUS + " {ROLE:role} of|at [ the ] {NAME:org}", ("head", "@role", "role")),
+    news_frame("appointed-as-of", "appoint|appointed|name|named|hire|hired|pick|picked|choose|chose " + HONORIFIC + " {NAME:head} "
+               "[ , ~14 , ] as [ its|their|the ] " + STATUS + " {ROLE:role} of|at [ the ] {NAME:org}", ("head", "@role", "role")),
     # "Meridian Pictures has named X its new chief executive": no "as"
-    frame("named-its-role", "{SUBJ:org} ~4 appoint|appointed|name|named|make|made " + HONORIFIC + " {NAME:head} {POSS} "
-          + STATUS + " {ROLE:role}", ("head", "@role", "role")),
+    news_frame("named-its-role", "{SUBJ:org} ~4 appoint|appointed|name|named|make|made " + HONORIFIC + " {NAME:head} {POSS} "
+               + STATUS + " {ROLE:role}", ("head", "@role", "role")),
     # -- "X, who chairs Y", "X has led Y", "Y is run by X"
-    frame("heads-org", "{SUBJ:head} [ , {QUANTITY} , ] [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}",
-          ("head", "@verb", "org")),
-    frame("run-by", "{SUBJ:org} " + FOUNDED_GAP + " be|been {WORD:verb} ~4 by [ the ] *3 {NAME:head}", ("head", "@verb", "org")),
-    frame("joined", "{SUBJ:head} ~3 join|joined|joins [ the ] *2 {NAME:org} [ ~4 as [ a|an|the ] ~2 {POSITION:role} ] "
-          ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
-          ("head", "@join", "org")),
-    frame("signed-from", "{SUBJ:head} ~6 sign|signed from [ the ] {NAME:team}", ("head", "P54", "team")),
+    news_frame("heads-org", "{SUBJ:head} [ , {QUANTITY} , ] [ , who ] [ has|have|had ] [ also ] {WORD:verb} [ the ] {SUBJ:org}",
+               ("head", "@verb", "org")),
+    news_frame("run-by", "{SUBJ:org} " + FOUNDED_GAP + " be|been {WORD:verb} ~4 by [ the ] *3 {NAME:head}", ("head", "@verb", "org")),
+    news_frame("joined", "{SUBJ:head} ~3 join|joined|joins [ the ] *2 {NAME:org} [ ~4 as [ a|an|the ] ~2 {POSITION:role} ] "
+               ",|.|;|in|as|from|on|at|for|after|and|last|this|when|until|with|since",
+               ("head", "@join", "org")),
+    news_frame("signed-from", "{SUBJ:head} ~6 sign|signed from [ the ] {NAME:team}", ("head", "P54", "team")),
     # "X left for English League Two side Halstead Town", "joined from Swedish side Y", "a transfer to
     # Portuguese champions Y": a team named after a team's noun
-    frame("moved-to-side", "{SUBJ:head} ~8 transfer|move|moved|moves|switch|left|leaves|joined|joins|signed|signs|arrived|"
-          "returned|returns to|for|from [ the ] [ {NORP} ] [ {NAME} ] [ +2 ] side|club|champions|outfit {NAME:team}",
-          ("head", "P54", "team")),
+    news_frame("moved-to-side", "{SUBJ:head} ~8 transfer|move|moved|moves|switch|left|leaves|joined|joins|signed|signs|arrived|"
+               "returned|returns to|for|from [ the ] [ {NORP} ] [ {NAME} ] [ +2 ] side|club|champions|outfit {NAME:team}",
+               ("head", "P54", "team")),
     # "The Lakers traded veteran defenceman X to the Calgary Stampeders": a player of both teams
-    frame("traded-to", "{SUBJ:team} [ have|has|had ] traded|trade|dealt|deal " + STATUS + " [ {ROLE} ] {NAME:head} to [ the ] "
-          "{NAME:other}", ("head", "P54", "team"), ("head", "P54", "other")),
+    news_frame("traded-to", "{SUBJ:team} [ have|has|had ] traded|trade|dealt|deal " + STATUS + " [ {ROLE} ] {NAME:head} to [ the ] "
+               "{NAME:other}", ("head", "P54", "team"), ("head", "P54", "other")),
     # -- organisations
-    frame("subsidiary-of", "{SUBJ:head} ~4 be a|an *2 subsidiary|division|unit|arm of [ the ] *4 {NAME:parent}",
-          ("head", "P749", "parent")),
-    frame("owned-by-described", "{SUBJ:head} ~6 be own|owned by [ the ] *4 {NAME:owner}", ("head", "P127", "owner")),
-    frame("based-adjective", "{PLACE:place} - based *4 {NAME:head}", ("head", "P159", "place")),
-    frame("name-based-adjective", "{NAME:head} , a|an|the {PLACE:place} - based", ("head", "P159", "place")),
-    frame("name-based-in", "{NAME:head} , which|that|who|a|an|the *3 based|headquartered in|at [ the ] {PLACE:place}",
-          ("head", "P159", "place")),
-    frame("apposition-class", "{NAME:head} , the|a|an {CLASS:class} ,|.|;|which|that|said", ("head", "P31", "class")),
+    news_frame("subsidiary-of", "{SUBJ:head} ~4 be a|an *2 subsidiary|division|unit|arm of [ the ] *4 {NAME:parent}",
+               ("head", "P749", "parent")),
+    news_frame("owned-by-described", "{SUBJ:head} ~6 be own|owned by [ the ] *4 {NAME:owner}", ("head", "P127", "owner")),
+    news_frame("based-adjective", "{PLACE:place} - based *4 {NAME:head}", ("head", "P159", "place")),
+    news_frame("name-based-adjective", "{NAME:head} , a|an|the {PLACE:place} - based", ("head", "P159", "place")),
+    news_frame("name-based-in", "{NAME:head} , which|that|who|a|an|the *3 based|headquartered in|at [ the ] {PLACE:place}",
+               ("head", "P159", "place")),
+    news_frame("apposition-class", "{NAME:head} , the|a|an {CLASS:class} ,|.|;|which|that|said", ("head", "P31", "class"),
+               free_head=True),
     # -- amounts
-    frame("employs", "{SUBJ:head} ~8 employ|employs|employed|employing " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
+    news_frame("employs", "{SUBJ:head} ~8 employ|employs|employed|employing " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
     # "Kestrel, which was founded in 1994 as a gold explorer and now employs about 2,300 people"
-    frame("which-and-employs", "{SUBJ:head} , which|that ~16 and [ now|currently|still ] employ|employs " + APPROX
-          + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
-    frame("staff-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} employees|staff|workers",
-          ("head", "P1128", "n")),
-    frame("students-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} students|pupils",
-          ("head", "P2196", "n")),
-    frame("population", "{SUBJ:head} ~8 population of " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1082", "n")),
+    news_frame("which-and-employs", "{SUBJ:head} , which|that ~16 and [ now|currently|still ] employ|employs " + APPROX
+               + " ~2 {QUANTITY:n}", ("head", "P1128", "n")),
+    news_frame("staff-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} employees|staff|workers",
+               ("head", "P1128", "n")),
+    news_frame("students-count", "{SUBJ:head} ~8 has|have|had|with " + APPROX + " ~2 {QUANTITY:n} students|pupils",
+               ("head", "P2196", "n")),
+    news_frame("population", "{SUBJ:head} ~8 population of " + APPROX + " ~2 {QUANTITY:n}", ("head", "P1082", "n")),
     # -- a person's age as the report gives it: "Gareth Pugh, 71, from", "Ana Ruiz (34)", "a 49-year-old
     # former nurse", "who has died aged 84", "at the age of 74" (P3629; ``plausible``: a whole number under 120)
-    frame("name-age", "{NAME:head} , [ aged ] {QUANTITY:age} ,|.|;|and|who|from|of", ("head", "P3629", "age")),
-    frame("name-age-bracket", "{NAME:head} ( [ aged ] {QUANTITY:age} )", ("head", "P3629", "age")),
-    frame("name-year-old", "{NAME:head} , a|an|the {QUANTITY:age} - year - old", ("head", "P3629", "age")),
-    frame("year-old-name", "the|a|an {QUANTITY:age} - year - old " + STATUS + " [ {NORP} ] [ {POSITION} ] {NAME:head}",
-          ("head", "P3629", "age")),
-    frame("died-aged", "{SUBJ:head} [ , who ] [ has|had ] die|died|dies ~6 aged|age [ of ] {QUANTITY:age}", ("head", "P3629", "age")),
-    frame("revenue", "{SUBJ:head} ~6 revenue|revenues|turnover|sales of ~2 {QUANTITY:n}", ("head", "P2139", "n")),
-    frame("cost", "{SUBJ:head} [ , ~12 , ] [ will|would|could|be ] [ expected|estimated|likely|set|due ] [ to ] "
-          "cost|costs " + APPROX + " ~1 {QUANTITY:n}", ("head", "P2130", "n")),
+    news_frame("name-age", "{NAME:head} , [ aged ] {QUANTITY:age} ,|.|;|and|who|from|of", ("head", "P3629", "age")),
+    news_frame("name-age-bracket", "{NAME:head} ( [ aged ] {QUANTITY:age} )", ("head", "P3629", "age")),
+    news_frame("name-year-old", "{NAME:head} , a|an|the {QUANTITY:age} - year - old", ("head", "P3629", "age")),
+    news_frame("year-old-name", "the|a|an {QUANTITY:age} - year - old " + STATUS + " [ {NORP} ] [ {POSITION} ] {NAME:head}",
+               ("head", "P3629", "age")),
+    news_frame("died-aged", "{SUBJ:head} [ , who ] [ has|had ] die|died|dies ~6 aged|age [ of ] {QUANTITY:age}", ("head", "P3629", "age")),
+    news_frame("revenue", "{SUBJ:head} ~6 revenue|revenues|turnover|sales of ~2 {QUANTITY:n}", ("head", "P2139", "n")),
+    news_frame("cost", "{SUBJ:head} [ , ~12 , ] [ will|would|could|be ] [ expected|estimated|likely|set|due ] [ to ] "
+               "cost|costs " + APPROX + " ~1 {QUANTITY:n}", ("head", "P2130", "n")),
     # -- events: where, when, first held; prizes and winners
-    frame("held-in", "{SUBJ:head} ~6 held|staged|hosted|place ~4 in|at [ the ] {PLACE:place}", ("head", "P276", "place")),
-    frame("held-on", "{SUBJ:head} ~6 held|staged|hosted|place ~4 on|in {DATE:date}", ("head", "P585", "date")),
-    frame("first-held", "{SUBJ:head} ~6 first held|staged|run ~2 in {DATE:date}", ("head", "P571", "date")),
-    frame("won", "{SUBJ:head} ~4 win|won|wins|receive|received|awarded|collect|collected|claim|claimed "
-          "[ the|a|an|its|her|his|their ] ~2 {NAME:prize}", ("head", "@won", "prize")),
+    news_frame("held-in", "{SUBJ:head} ~6 held|staged|hosted|place ~4 in|at [ the ] {PLACE:place}", ("head", "P276", "place")),
+    news_frame("held-on", "{SUBJ:head} ~6 held|staged|hosted|place ~4 on|in {DATE:date}", ("head", "P585", "date")),
+    news_frame("first-held", "{SUBJ:head} ~6 first held|staged|run ~2 in {DATE:date}", ("head", "P571", "date")),
+    news_frame("won", "{SUBJ:head} ~4 win|won|wins|receive|received|awarded|collect|collected|claim|claimed "
+               "[ the|a|an|its|her|his|their ] ~2 {NAME:prize}", ("head", "@won", "prize")),
     # -- works: "including "Cotton Street" (1985)"
-    frame("work-year", "{WORK:work} [ \"|” ] [ , ] ( {DATE:date} )", ("work", "P577", "date")),
+    news_frame("work-year", "{WORK:work} [ \"|” ] [ , ] ( {DATE:date} )", ("work", "P577", "date"),
+               named_organisation=True),
     # -- people
-    frame("born-fronted", "^ born in|at {PLACE:place} [ in|on {DATE:date} ] , *14 {NAME:head}",
-          ("head", "P19", "place"), ("head", "P569", "date")),
+    news_frame("born-fronted", "^ born in|at {PLACE:place} [ in|on {DATE:date} ] , *14 {NAME:head}",
+               ("head", "P19", "place"), ("head", "P569", "date")),
     # "Professor Haruki Tanabe, 61, of the Kansai Institute of Materials Science"
-    frame("age-of-org", "{NAME:head} , {QUANTITY} , of|at the {NAME:org} ,|.|;|in|who|has|said|was|is",
-          ("head", "@of", "org")),
-    frame("degree-from", "{SUBJ:head} ~3 read|study|studied|earn|earned|complete|completed|receive|received|qualify|"
-          "qualified|obtain|obtained|gain|gained|take|took *8 at|from [ the ] {NAME:school}",
-          ("head", "@school", "school"), lists=("school",)),
-    frame("spouse-possessive", "{OWNER:head} " + POSSESSIVE + " husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
-    frame("nationality-name", "by|the|and|,|with|beat|beating|to|from|against|alongside|behind|over {NORP:nationality} "
-          "{NAME:head}", ("head", "P27", "nationality")),
-    frame("nationality-name-first", "^ {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
+    news_frame("age-of-org", "{NAME:head} , {QUANTITY} , of|at the {NAME:org} ,|.|;|in|who|has|said|was|is",
+               ("head", "@of", "org")),
+    news_frame("degree-from", "{SUBJ:head} ~3 read|study|studied|earn|earned|complete|completed|receive|received|qualify|"
+               "qualified|obtain|obtained|gain|gained|take|took *8 at|from [ the ] {NAME:school}",
+               ("head", "@school", "school"), lists=("school",)),
+    news_frame("spouse-possessive", "{OWNER:head} " + POSSESSIVE + " husband|wife|widow|widower [ , ] {NAME:spouse}", ("head", "P26", "spouse")),
+    news_frame("nationality-name", "by|the|and|,|with|beat|beating|to|from|against|alongside|behind|over {NORP:nationality} "
+               "{NAME:head}", ("head", "P27", "nationality")),
+    news_frame("nationality-name-first", "^ {NORP:nationality} {NAME:head}", ("head", "P27", "nationality")),
     # "Kenyan runner Faith Chepkoech", "another Kenyan, Mary Wanjiru", "Ethiopia's Tigist Alemu"
-    frame("nationality-word-name", "{NORP:nationality} " + PEOPLE_NOUNS + " {NAME:head}", ("head", "P27", "nationality")),
-    frame("country-word-name", "{COUNTRY:nationality} " + PEOPLE_NOUNS + "|{POSITION} {NAME:head}",
-          ("head", "P27", "nationality")),
-    frame("another-nationality-name", "another|fellow {NORP:nationality} , {NAME:head}", ("head", "P27", "nationality")),
-    frame("country-s-name", "{COUNTRY:nationality} 's|’s {NAME:head} ,|.|;|and|finished|won|was|is|has|came|took|beat|lost",
-          ("head", "P27", "nationality")),
+    news_frame("nationality-word-name", "{NORP:nationality} " + PEOPLE_NOUNS + " {NAME:head}", ("head", "P27", "nationality")),
+    news_frame("country-word-name", "{COUNTRY:nationality} " + PEOPLE_NOUNS + "|{POSITION} {NAME:head}",
+               ("head", "P27", "nationality")),
+    news_frame("another-nationality-name", "another|fellow {NORP:nationality} , {NAME:head}", ("head", "P27", "nationality")),
+    news_frame("country-s-name", "{COUNTRY:nationality} 's|’s {NAME:head} ,|.|;|and|finished|won|was|is|has|came|took|beat|lost",
+               ("head", "P27", "nationality")),
 )
 
 
@@ -206,13 +193,12 @@ def occupations() -> frozenset[str]:
     return frozenset(o.lower() for o in gazetteer()["occupations"]) | {"analyst", "lecturer"}
 
 
-TITLE_ABBREVIATIONS = {"sen": "senator", "rep": "representative", "gov": "governor", "cllr": "councillor"}
 
 
 def position_name(role: str) -> str:
     """The position as a tail: lower-case unless an acronym, without a leading status word."""
     words = [w if w.isupper() and len(w) > 1 else w.lower() for w in role.split()]
-    words = [TITLE_ABBREVIATIONS.get(w.rstrip("."), w) for w in words]  # "Sen." -> "senator"
+    words = [rule_word_map("title_abbreviations").get(w.rstrip("."), w) for w in words]  # "Sen." -> "senator"
     while len(words) > 1 and words[0].lower() in ("former", "new", "interim", "acting", "outgoing", "current"):
         words.pop(0)
     return " ".join(words)
@@ -237,7 +223,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         prize = org[0]
         if {w.lower() for w in prize.split()} & word_set("award_words"):
             out.append(make(name, "P166", prize, "", "award"))
-        elif is_event(prize) or prize.split()[-1].lower() in EVENT_WORDS:
+        elif is_event(prize) or prize.split()[-1].lower() in rule_words("event_name_ends"):
             out.append(make(prize, "P1346", name, "event", "person" if person else ""))
         return out
     if relation in ("@class", "@country"):  # "the Japanese conglomerate Hoshida Holdings", "Spain's largest lender"
@@ -250,16 +236,16 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
     if relation in ("@party", "@seat", "@league", "@of", "@employer", "@trade"):
         return member_facts(relation, head, role, org, person, make)
     if relation == "@school":
-        if org is not None and person and {w.lower() for w in org[0].split()} & SCHOOL_WORDS:
+        if org is not None and person and {w.lower() for w in org[0].split()} & rule_words("school_words"):
             out.append(make(name, "P69", org[0], "person", "organization"))
         return out
-    if relation == "@verb" and role is not None and VERB_ROLES.get(role[0].lower()) == "head" \
+    if relation == "@verb" and role is not None and rule_word_map("verb_roles").get(role[0].lower()) == "head" \
             and org is not None and mentions.kind(name) == "organization" and mentions.kind(org[0]) != "person":
         return [make(org[0], "P137", name, "", "organization")]  # "Thornleigh Lodge is run by Elmcroft Care Group"
     if not person:
         return out
     if relation == "@verb":
-        category = VERB_ROLES.get(role[0].lower()) if role else None
+        category = rule_word_map("verb_roles").get(role[0].lower()) if role else None
         role = None
     elif relation == "@join":
         category = role_category(role[0]) if role else ""
@@ -282,7 +268,7 @@ def role_facts(relation: str, head: tuple[str, str], role: tuple[str, str] | Non
         words = role[0].lower().split()
         occupation = next((" ".join(words[k:]) for k in range(len(words)) if " ".join(words[k:]) in occupations()),
                           None) or (role[0].lower() if role[1] == "OCCUPATION" else None)  # by its ending: "specialist"
-        if occupation in NON_TRADES:
+        if occupation in rule_words("non_trades"):
             occupation = None  # "Teenager Lachlan Moore": a doer, no trade
         if occupation:
             played = occupation in word_set("playing_positions")  # "Hooker Tevita Lauina": a position on a team
@@ -336,7 +322,7 @@ def position_at(name: str, role: tuple[str, str] | None, category: str, org: str
     Haddad" says the firm's chief executive (``P169``, made by the caller), and also that she
     holds the position "chief executive" (``P39``) and works for Harbourline (``P108``). These
     are three questions a reader can answer from the sentence, and two independent annotators
-    of the news gold wrote all three (``bench/news_gold/``)."""
+    of the news gold wrote all three (``tests/extract/text/data/news/gold/``)."""
     out = []
     if role is not None and category in ("chief_executive", "chair", "head", "coach", "staff") \
             and (category != "staff" or role[1] == "ROLE" and len(position_name(role[0]).split()) > 1):
@@ -376,13 +362,13 @@ def plausible(triple: Triple, mentions: Mentions, named: bool = False) -> bool:
         return kind == "person" and triple.tail.isdigit() and 0 < int(triple.tail) < 120 \
             and not {w.lower() for w in triple.head.split()} & word_set("org_words") \
             and not (f"({triple.tail})" in triple.evidence.replace(" ", "")  # "Shiva Maharaj (62) and X (41) put on 98"
-                     and set(re.findall(r"[a-z]+", triple.evidence.lower())) & SCORE_WORDS)
+                     and set(re.findall(r"[a-z]+", triple.evidence.lower())) & rule_words("score_words"))
     if kind == "person":
         return False
     if triple.relation == "P571":  # "opened on 14 March": a date without a year is no inception
         return any(w.isdigit() and len(w) == 4 for w in triple.tail.split())
     if triple.relation in ("P276", "P585"):
-        return is_event(triple.head) or triple.head.split()[-1].lower() in EVENT_WORDS
+        return is_event(triple.head) or triple.head.split()[-1].lower() in rule_words("event_name_ends")
     if triple.relation == "P2130":
         return bool(set(triple.tail.lower().split()) & word_set("money_units")
                     or triple.tail[:1] in word_set("currency_symbols"))

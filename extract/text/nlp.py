@@ -31,94 +31,29 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from extract.text import roles  # noqa: F401  (registers the news_spans and line_breaks components)
-from extract.text.lexicons import cities, country_aliases, demonym_countries, english_words, gazetteer  # noqa: F401
+from extract.text.lexicons import (cities, country_aliases, demonym_countries, english_words, gazetteer,  # noqa: F401
+                                   rule_word_list, rule_words)
 from graphstore.errors import ConfigError
 
 # Labels our rules read. A trained pipeline's own name labels count as NAME.
 NAME_LABELS = ("NAME", "PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT",
                "LAW", "LANGUAGE")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
-MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct",
-                       "Nov", "Dec", "Jan.", "Feb.", "Mar.", "Apr.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.", "Dec.")
-# Lower-case words allowed inside a capitalised name: "University of Cambridge",
-# "Ludwig van Beethoven", "Bosnia and Herzegovina" is in the gazetteer instead.
-NAME_CONNECTORS = frozenset({"of", "de", "del", "della", "di", "da", "van", "von", "der", "den",
-                             "la", "le", "du", "des", "y", "al", "bin", "ibn", "&", "upon"})
-# Nouns after a possessive that keep a name going: "St Clare's Hospice", "the Information
-# Commissioner's Office" (a possessive before any other word ends the name: "Harbourline's Chief").
-POSSESSIVE_HEADS = frozenset({"Hospital", "Hospice", "College", "School", "Church", "Cathedral", "Chapel", "Office",
-                              "Park", "Trust", "Society", "Home", "Academy", "Institute", "Gate", "Wood", "Inn"})
-SAINTS = frozenset({"St", "St.", "Saint"})
-# Capitalised words that start sentences or titles but are not names by themselves.
-NOT_NAMES = frozenset(w.capitalize() for w in STOP_WORDS) | set(MONTHS) | {
-    "Born", "Died", "Mr", "Mrs", "Ms", "Dr", "Sir", "Lord", "Lady", "St", "According", "Since",
-    "Fr.", "Msgr.", "Supt.", "Insp.", "Cpl.", "Capt.", "Lt.", "Col.",
-    "During", "Following", "Despite", "Today", "Yesterday", "Monday", "Tuesday", "Wednesday",
-    "Thursday", "Friday", "Saturday", "Sunday", "After", "Before", "While", "Although", "Although",
-    "Previously", "Later", "Initially", "Currently", "Originally", "Subsequently", "Additionally",
-    "Eventually", "Finally", "Recently", "Formerly", "Historically", "Traditionally", "Generally",
-    "Officially", "Notably", "Furthermore", "Moreover", "Instead", "Nearby", "Together", "Prior",
-    "BC", "AD", "BCE", "CE", "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.",
-    "PhD", "DPhil", "MBA", "MSc", "BSc", "MPhil",  # degrees: "completed his PhD at X"
-    "Uncapped", "Veteran", "Outgoing", "Incoming", "Interim", "Retired",  # "Uncapped Vidarbha pacer X"
-    "Madam", "Mme", "Mme.", "Alhaji", "Alhaja", "Hon", "Hon.", "Rt", "Rt.",  # titles: "Madam Tan Siew Lan", "Rt. Hon. X"
-    "Prof", "Datuk", "Datin", "Dato", "Dato'", "Tun",  # "Prof Datuk Dr Awang Rosli Jamil"
-}
-# Last words of names that go on with "of the ..." or "of 1812": "Footballer of the Year",
-# "University of the West Indies", "War of 1812", "Stamp Act of 1765".
-OF_THE_HEADS = frozenset({
-    "Institute", "University", "Museum", "Church", "Order", "Society", "Academy", "College", "School",
-    "Bank", "Council", "Ministry", "Department", "Court", "House", "Hall", "Party", "Association",
-    "Federation", "Union", "League", "Cup", "Award", "Awards", "Prize", "Festival", "Battle", "War",
-    "Siege", "Treaty", "Act", "Congress", "Assembly", "Parliament", "Republic", "Kingdom", "Empire",
-    "Principality", "Duchy", "Diocese", "Cathedral", "Basilica", "Shrine", "Monastery", "Abbey",
-    "Year", "Player", "Footballer", "Revolution", "Crisis", "Conference", "Convention", "Gallery",
-    "Library", "Theatre", "Theater", "Centre", "Center", "Orchestra", "Company", "Brotherhood", "Sisters",
-    "Brothers", "Knights", "Daughters", "Sons", "Friends", "Lady", "Temple", "Commonwealth",
-})
-# Lower-case nouns that end the name of a year's event: "the 1978 Brantford municipal election".
-EVENT_NOUNS = frozenset({"election", "elections", "by-election", "referendum", "season", "team", "tournament",
-                         "championship", "championships", "cup", "final", "draft", "census", "earthquake",
-                         "flood", "bombing", "attack", "riots", "protests", "strike", "campaign", "tour",
-                         "festival", "competition", "games", "series", "playoffs", "convention",
-                         "conference", "summit", "marathon", "race", "rally", "expedition", "awards"})
-YEAR_NAME_HEADS = frozenset({"War", "Act", "Treaty", "Revolution", "Crisis", "Battle", "Siege", "Uprising",
-                             "Rebellion", "Constitution", "Agreement", "Convention", "Class"})
 MAX_NAME_TOKENS = 8
-# Words with an occupation's ending that name none: a contest's last few, visitors, views.
-NOT_OCCUPATIONS = ("finalist", "semifinalist", "quarterfinalist", "tourist", "loyalist", "nationalist", "separatist",
-                   "extremist", "terrorist", "centrist", "modernist", "socialist", "communist", "royalist", "optimist",
-                   "pessimist", "perfectionist", "motorist", "minimalist", "populist", "unionist", "federalist",
-                   "idealist", "realist", "rationalist", "capitalist", "colonialist", "imperialist", "globalist",
-                   "fundamentalist", "individualist", "traditionalist", "surrealist", "impressionist")
 # "Ndung'u", "Kau'i": an apostrophe inside a name, a lower-case letter after it (not "'s").
 _INNER_APOSTROPHE = re.compile(r"^[A-Z][a-z]+['’](?!s$)[a-z]+$")
 MAX_TITLE_TOKENS = 12
 # Ruler entities that may stand inside a longer name: "University of Iceland", "Japan Open".
 COUNTRY_LIKE = frozenset({"COUNTRY", "NORP", "CONTINENT"})
-# Capitalised words that follow a nationality as adjectives, not as the start of a name:
-# "a German Catholic priest" keeps "German" a nationality.
-CAPITALISED_ADJECTIVES = frozenset({
-    "Catholic", "Protestant", "Lutheran", "Anglican", "Methodist", "Orthodox", "Jewish", "Muslim",
-    "Islamic", "Christian", "Buddhist", "Hindu", "Sikh", "Olympic", "Paralympic", "Democratic",
-    "Republican", "Conservative", "Liberal", "Labour", "Socialist", "Communist", "Nazi", "Marxist",
-    "Baroque", "Romantic", "Renaissance", "Gothic", "Victorian", "Medieval", "Classical",
-    "Impressionist", "Modernist", "Expressionist", "Surrealist", "Neoclassical", "Internet",
-})
-# Lower-case nouns that end a place's name: "Surat district", "Trøndelag county".
-ADMIN_NOUNS = frozenset({"district", "province", "county", "parish", "municipality", "township",
-                         "tehsil", "taluka", "raion", "oblast", "prefecture", "governorate",
-                         "voivodeship", "region", "division"})
-TEAM_NOUNS = frozenset({"team", "side", "squad"})
 QUOTE_PAIRS = {'"': '"', "“": "”", "„": "“"}
 HYPHENS = frozenset({"-", "–"})
-# Abbreviations before a name that end no sentence: "Fr. Dennis Panes", "Sta. Catalina", "Sto. Niño".
-NAME_ABBREVIATIONS = ("Fr.", "Msgr.", "Sta.", "Sto.", "STA.", "STO.", "Supt.", "Insp.", "Cpl.", "Capt.", "Lt.", "Col.")
-# Words after a hyphen that make an adjective of the name before them, not a given name's syllable.
-HYPHEN_SUFFIXES = frozenset("based born bred owned led run era style old made listed wide like free type class area zone "
-                            "bound side day year week time only level grown raised held set hit ray linked backed funded "
-                            "built sized focused shaped themed inspired".split())
+
+
+@functools.lru_cache(maxsize=1)
+def not_names() -> frozenset[str]:
+    """Capitalised words that start sentences or titles but are not names by themselves: spaCy's
+    stop words, the month names and the rules lexicon's ``not_names``."""
+    return frozenset(w.capitalize() for w in STOP_WORDS) | frozenset(rule_word_list("month_names")) \
+        | rule_words("not_names")
 
 
 @functools.lru_cache(maxsize=1)
@@ -161,11 +96,11 @@ def ruler_patterns() -> list[dict]:
         patterns += _phrase_patterns("OCCUPATION", occupation, "occupation")
     # Occupations the gazetteer lacks, by their ending: "microbiologist", "choreographer",
     # "technician"; "-ist" only in words of eight letters or more, never "-list"/"-sist"
-    # ("checklist", "persist") and never one of ``NOT_OCCUPATIONS`` ("finalist", "tourist").
+    # ("checklist", "persist") and never one of ``rule_word_list("not_occupations")`` ("finalist", "tourist").
     patterns.append({"label": "OCCUPATION", "id": "occupation", "pattern": [
         {"TEXT": {"REGEX": r"^(?!(?:%s)$)(?:[a-z]{3,}(?:ologist|ographer|ician)|[a-z]{5,}(?<!l|s|x)ist|[a-z]{4,}alist)$"
-                  % "|".join(NOT_OCCUPATIONS)}}]})
-    month = {"TEXT": {"IN": list(MONTHS) + list(MONTH_ABBREVIATIONS)}}
+                  % "|".join(rule_word_list("not_occupations"))}}]})
+    month = {"TEXT": {"IN": list(rule_word_list("month_names")) + list(rule_word_list("month_abbreviations"))}}
     day = {"SHAPE": {"IN": ["d", "dd"]}}
     year = {"SHAPE": "dddd"}
     for shape in ([day, month, year],                         # 5 May 1900
@@ -197,7 +132,7 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
     """Runs of capitalised words as NAME spans.
 
     A run starts at a title-case or all-caps word that is not a stop word, may go on through
-    capitalised words, initials ("M."), the connectors of ``NAME_CONNECTORS``, hyphens inside
+    capitalised words, initials ("M."), the connectors of ``rule_words("name_connectors")``, hyphens inside
     a word ("Saint-Étienne-du-Rouvray") and countries or nationalities inside a name
     ("University of Iceland", "Armenian Premier League"); it never ends on a connector.
     Then: "the 1964 Summer Olympics" takes its year, "Surat district" its admin noun.
@@ -225,10 +160,10 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
     while i < len(doc):
         start = i
         if i in country_like and country_like[i] < len(doc) and capital(country_like[i]) \
-                and doc[country_like[i]].text not in CAPITALISED_ADJECTIVES:
+                and doc[country_like[i]].text not in rule_words("capitalised_adjectives"):
             i = country_like[start]  # "Japan Open": the country starts the name
-        elif not capital(i) or (doc[i].text in NOT_NAMES and not _title_word(doc, i, capital)
-                                and not (doc[i].text in SAINTS and i + 1 < len(doc) and capital(i + 1))):
+        elif not capital(i) or (doc[i].text in not_names() and not _title_word(doc, i, capital)
+                                and not (doc[i].text in rule_words("saints") and i + 1 < len(doc) and capital(i + 1))):
             i += 1
             continue
         end = i + 1
@@ -238,14 +173,14 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
             if capital(end):
                 end += 1
                 last_good = end
-            elif end in country_like and (doc[end - 1].lower_ in NAME_CONNECTORS or end == last_good):
+            elif end in country_like and (doc[end - 1].lower_ in rule_words("name_connectors") or end == last_good):
                 end = last_good = country_like[end]
             elif glued_hyphen(end) and capital(end + 1):
                 end += 2
                 last_good = end
             elif glued_hyphen(end) and doc[end - 1].is_title and 2 <= len(doc[end - 1]) <= 4 and doc[end + 1].is_lower \
                     and (end - 1 > start or doc[end - 1].lower_ not in english_words()) \
-                    and doc[end + 1].is_alpha and 3 <= len(doc[end + 1]) <= 5 and doc[end + 1].lower_ not in HYPHEN_SUFFIXES \
+                    and doc[end + 1].is_alpha and 3 <= len(doc[end + 1]) <= 5 and doc[end + 1].lower_ not in rule_words("hyphen_suffixes") \
                     and doc[end - 1].text not in cities() and not (end + 2 < len(doc) and capital(end + 2)):
                 end += 2  # "Ivan Leung Ka-fai", "Chan Wai-ming": a given name of two syllables
                 last_good = end
@@ -257,7 +192,7 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
                     and doc[end + 3].is_lower and glued_hyphen(end + 4) and capital(end + 5):
                 end += 6  # "Wells-next-the-Sea"
                 last_good = end
-            elif nxt.text in ("'s", "’s") and end + 1 < len(doc) and doc[end + 1].text in POSSESSIVE_HEADS \
+            elif nxt.text in ("'s", "’s") and end + 1 < len(doc) and doc[end + 1].text in rule_words("possessive_heads") \
                     and not taken[end + 1]:
                 end += 2  # "St Clare's Hospice"
                 last_good = end
@@ -265,12 +200,12 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
                 break  # "the Ford Ranges of Marie Byrd Land": a range in a land, not one name
             elif nxt.lower_ == "of" and any(len(t.text) == 2 and t.text[1] == "." for t in doc[start:end]):
                 break  # "Gerard R. Kessens of the Navy": a person's name ends before "of"
-            elif nxt.lower_ in NAME_CONNECTORS and not taken[end]:
+            elif nxt.lower_ in rule_words("name_connectors") and not taken[end]:
                 end += 1
-            elif nxt.lower_ == "of" and doc[end - 1].text in OF_THE_HEADS and end + 2 < len(doc) \
+            elif nxt.lower_ == "of" and doc[end - 1].text in rule_words("of_the_heads") and end + 2 < len(doc) \
                     and doc[end + 1].lower_ == "the" and (capital(end + 2) or end + 2 in country_like):
                 end += 2  # "Footballer of the Year": the run goes on after "of the"
-            elif nxt.lower_ == "of" and doc[end - 1].text in YEAR_NAME_HEADS and end + 1 < len(doc) \
+            elif nxt.lower_ == "of" and doc[end - 1].text in rule_words("year_name_heads") and end + 1 < len(doc) \
                     and doc[end + 1].shape_ == "dddd":
                 end += 2  # "War of 1812"
                 last_good = end
@@ -280,14 +215,14 @@ def _capital_runs(doc: Doc, taken: list[bool]) -> list[Span]:
                 last_good = end
             else:
                 break
-        if last_good < len(doc) and doc[last_good].lower_ in ADMIN_NOUNS and doc[last_good].is_lower:
+        if last_good < len(doc) and doc[last_good].lower_ in rule_words("admin_nouns") and doc[last_good].is_lower:
             last_good += 1
         if start >= 2 and doc[start - 1].shape_ == "dddd" and doc[start - 2].lower_ == "the":
             start -= 1  # the year of an event belongs to its name, and so does its noun
             for k in range(last_good, min(last_good + 3, len(doc))):
                 if not doc[k].is_lower or taken[k]:
                     break
-                if doc[k].lower_ in EVENT_NOUNS:
+                if doc[k].lower_ in rule_words("event_nouns"):
                     last_good = k + 1
                     break
         spans.append(Span(doc, start, last_good, label="NAME"))
@@ -305,8 +240,8 @@ def _feature_words() -> frozenset[str]:
 def _title_word(doc: Doc, i: int, capital) -> bool:
     """"the First World War", "The Former Mattia Pascal": a capitalised stop word after "the"
     and before a capitalised word starts a name."""
-    return (i > 0 and doc[i - 1].lower_ == "the" and doc[i].text not in MONTHS and i + 1 < len(doc)
-            and capital(i + 1) and doc[i + 1].text not in NOT_NAMES)
+    return (i > 0 and doc[i - 1].lower_ == "the" and doc[i].text not in rule_word_list("month_names") and i + 1 < len(doc)
+            and capital(i + 1) and doc[i + 1].text not in not_names())
 
 
 def _quoted_titles(doc: Doc) -> list[Span]:
@@ -343,10 +278,10 @@ def _national_teams(doc: Doc) -> list[Span]:
         if ent.label_ not in ("COUNTRY", "NORP") or ent.end >= len(doc) or doc[ent.end].lower_ != "national":
             continue
         k = ent.end + 1
-        while k < len(doc) and k - ent.end <= 5 and doc[k].lower_ not in TEAM_NOUNS \
+        while k < len(doc) and k - ent.end <= 5 and doc[k].lower_ not in rule_words("team_nouns") \
                 and (doc[k].is_lower or doc[k].text in ("'s", "’s", "-") or doc[k].like_num):
             k += 1
-        if k < len(doc) and doc[k].lower_ in TEAM_NOUNS:
+        if k < len(doc) and doc[k].lower_ in rule_words("team_nouns"):
             spans.append(Span(doc, ent.start, k + 1, label="NAME"))
     return spans
 
@@ -377,7 +312,7 @@ def load_pipeline(spacy_model: str | None = None) -> Language:
         # "1426–1494": an en dash between digits splits, as a hyphen does, so both years are dates
         infixes = list(nlp.Defaults.infixes or ()) + [r"(?<=[0-9])[–—](?=[0-9])"]
         tokenizer.infix_finditer = spacy.util.compile_infix_regex(infixes).finditer
-        for abbreviation in NAME_ABBREVIATIONS:
+        for abbreviation in rule_word_list("name_abbreviations"):
             tokenizer.add_special_case(abbreviation, [{"ORTH": abbreviation}])
         nlp.add_pipe("line_breaks")
         nlp.add_pipe("sentencizer")

@@ -11,6 +11,7 @@ way ("X located in Y"); a symmetric one ("spouse") with its two ends in a fixed 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import json
 import re
@@ -19,18 +20,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Iterable
 
+from extract.text.lexicons import rule_word_list, rule_words
 from extract.text.units import Triple
 
-HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "lord",
-                        "fr", "msgr", "supt", "insp", "cpl", "capt", "lt", "col",
-                        "lady", "rev", "saint", "st", "hon", "mx", "president", "king", "queen",
-                        "prince", "princess", "general", "captain", "judge"})
-ARTICLES = frozenset({"the", "a", "an"})
-MONTHS = {m: i for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"), 1)}
-MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
-MONTHS["sept"] = 9
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
 _DAY_MONTH_YEAR = re.compile(r"^(\d{1,2}) ([a-z]+) (\d{3,4})$")
@@ -44,11 +36,15 @@ FIRM_HEADS = frozenset({"P169", "P488", "P1037", "P286", "P112", "P1128", "P127"
 FIRM_TAILS = frozenset({"P54", "P108", "P127", "P749", "P137"})
 # Kinds of tails that are values, never entities a short name could stand for.
 VALUE_KINDS = frozenset({"position", "occupation", "class"})
-# Common nouns that stand for an entity named earlier in the same document ("the company").
-GENERIC_MENTIONS = frozenset({"company", "firm", "band", "group", "club", "team", "university",
-                              "school", "city", "town", "village", "river", "film", "album",
-                              "book", "novel", "party", "organization", "organisation", "journal",
-                              "hill", "mountain", "station", "church", "song", "game", "faculty"})
+
+
+@functools.lru_cache(maxsize=1)
+def month_numbers() -> dict[str, int]:
+    """A month's name, lower-case, whole or cut to three letters (and "sept") -> its number."""
+    out = {m.lower(): i for i, m in enumerate(rule_word_list("month_names"), 1)}
+    out.update({m[:3]: i for m, i in list(out.items())})
+    out["sept"] = 9
+    return out
 
 
 def _fold(text: str) -> str:
@@ -66,14 +62,14 @@ def normalize_date(text: str) -> str | None:
         month, day, year = m.groups()
     elif m := _MONTH_YEAR.match(folded):
         month, year = m.groups()
-        return f"{int(year):04d}-{MONTHS[month]:02d}" if month in MONTHS else None
+        return f"{int(year):04d}-{month_numbers()[month]:02d}" if month in month_numbers() else None
     elif m := _YEAR.match(folded):
         return f"{int(m.group(1)):04d}"
     else:
         return None
-    if month not in MONTHS or not 1 <= int(day) <= 31:
+    if month not in month_numbers() or not 1 <= int(day) <= 31:
         return None
-    return f"{int(year):04d}-{MONTHS[month]:02d}-{int(day):02d}"
+    return f"{int(year):04d}-{month_numbers()[month]:02d}-{int(day):02d}"
 
 
 def normalize_name(text: str) -> str:
@@ -88,7 +84,7 @@ def normalize_name(text: str) -> str:
     if date:
         return date
     words = _fold(text).split()
-    while len(words) > 1 and (words[0] in HONORIFICS or words[0] in ARTICLES):
+    while len(words) > 1 and (words[0] in rule_words("honorifics_in_names") or words[0] in rule_words("articles")):
         words = words[1:]
     return " ".join(words)
 
@@ -168,7 +164,7 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
         words = folded[shown].split()
         if not words or kind in FIXED_KINDS or normalize_date(name) is not None:
             return name
-        if len(words) == 1 and words[0] in GENERIC_MENTIONS:
+        if len(words) == 1 and words[0] in rule_words("generic_mentions"):
             return name  # a bare generic noun names nothing on its own
         candidates = [n for n in full if n != shown and _ends(words, folded[n].split())]
         if not candidates and (kind == "organization" or firm_slot):  # "Zuidwind" for Zuidwind Airlines
@@ -177,9 +173,8 @@ def resolve_short_mentions(triples: list[Triple]) -> list[Triple]:
             candidates = [n for n in full if _initials(n) == shown]
         return candidates[0] if len(candidates) == 1 else name
 
-    return [Triple(resolve(t.head, t.head_kind, t.relation in FIRM_HEADS), t.relation,
-                   resolve(t.tail, t.tail_kind, t.relation in FIRM_TAILS), t.passage,
-                   t.extractor, t.head_kind, t.tail_kind, t.evidence) for t in triples]
+    return [dataclasses.replace(t, head=resolve(t.head, t.head_kind, t.relation in FIRM_HEADS),
+                                tail=resolve(t.tail, t.tail_kind, t.relation in FIRM_TAILS)) for t in triples]
 
 
 def _ends(short: list[str], long: list[str]) -> bool:

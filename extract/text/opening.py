@@ -20,11 +20,9 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Span
 
+from extract.text.lexicons import rule_words
 from extract.text.nlp import NAME_LABELS
 
-# Words a title-case headline leaves in lower case.
-SMALL_WORDS = frozenset({"a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for",
-                         "by", "with", "from", "as", "v", "vs", "is", "are", "into", "over", "after", "up"})
 
 
 def title_case_headline(doc: Doc) -> Span | None:
@@ -49,7 +47,7 @@ def title_case_headline(doc: Doc) -> Span | None:
     if "\n" in text or text.endswith(".") or "\n" not in doc.text[first.start_char:first.end_char + 2]:
         return None
     words = [w for t in first for w in t.text.split()  # a merged name is one token of several words
-             if w.isalpha() and w.lower() not in SMALL_WORDS]
+             if w.isalpha() and w.lower() not in rule_words("headline_small_words")]
     if len(words) < 3 or not all(w[0].isupper() for w in words):
         return None
     return first

@@ -27,7 +27,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from extract.text.lexicons import country_aliases, demonym_countries, english_words, gazetteer, news_lexicon
+from extract.text.lexicons import (country_aliases, demonym_countries, english_words, gazetteer, news_lexicon,
+                                   rule_words, word_set)
 from extract.text.modifiers import field_after, plain_modifiers_before
 
 _WORDS = re.compile(r"[^\W_]+|-", re.UNICODE)
@@ -45,12 +46,9 @@ def role_heads() -> dict[tuple[str, ...], str]:
     """Position nouns as token tuples -> their category ('office', 'chair', 'staff', ...), with the
     abbreviated titles ("sen" of "Sen.")."""
     heads = {_words(w): category for category, words in news_lexicon()["roles"].items() for w in words}
-    return heads | {(w,): "office" for w in ABBREVIATED_TITLES}
+    return heads | {(w,): "office" for w in rule_words("abbreviated_titles")}
 
 
-# Titles written short with a dot before a name: "Sen. Karen Holt", "Rep. Luis Vega". Only with
-# the dot: "a sales rep" holds no office.
-ABBREVIATED_TITLES = frozenset({"sen", "rep", "gov"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,11 +62,6 @@ def party_words() -> frozenset[str]:
     MP", "Liberal Democrat councillor"); ``member_frames`` reads the party off again."""
     return frozenset(w for key in news_lexicon()["parties"] for w in key.split())
 
-
-@functools.lru_cache(maxsize=1)
-def word_set(name: str) -> frozenset[str]:
-    """One of the lexicon's flat word lists, lower-cased: 'org_words', 'team_words', ..."""
-    return frozenset(w.lower() for w in news_lexicon()[name])
 
 
 def role_category(role: str) -> str:
@@ -89,8 +82,6 @@ def role_category(role: str) -> str:
     return ""
 
 
-# Words after a position word that make it part of a competition's name.
-LEAGUE_NOUNS = frozenset({"league", "cup", "division", "championship", "championships", "series", "trophy"})
 
 
 def _head_at(doc: Doc, i: int, end: int) -> int:
@@ -98,9 +89,9 @@ def _head_at(doc: Doc, i: int, end: int) -> int:
     heads = role_heads()
     for n in range(min(4, end - i), 0, -1):
         words = tuple(t.lower_ for t in doc[i:i + n])
-        if words in heads and not (n == 1 and words[0] in ABBREVIATED_TITLES):
+        if words in heads and not (n == 1 and words[0] in rule_words("abbreviated_titles")):
             return i + n
-        if n == 1 and doc[i].text.endswith(".") and doc[i].lower_.rstrip(".") in ABBREVIATED_TITLES:
+        if n == 1 and doc[i].text.endswith(".") and doc[i].lower_.rstrip(".") in rule_words("abbreviated_titles"):
             return i + 1  # "Sen." as "sen"
     return i
 
@@ -141,7 +132,7 @@ def _title_split(doc: Doc, ent: Span) -> list[Span] | None:
             return spans + [Span(doc, k, last_head, label="ROLE"), Span(doc, last_head + 1, ent.end, label="NAME")]
         if not doc[last_head].text[:1].isupper():
             continue
-        if doc[last_head].lower_ in LEAGUE_NOUNS:
+        if doc[last_head].lower_ in rule_words("league_nouns"):
             continue  # "Premier League": a league, not a premier named League
         spans = [Span(doc, ent.start, k, label="NAME")] if k > ent.start else []
         spans.append(Span(doc, k, last_head, label="ROLE"))
@@ -196,46 +187,25 @@ def _occupation_words() -> frozenset[str]:
     return frozenset(o.lower() for o in gazetteer()["occupations"] if " " not in o)
 
 
-# Words ending like a doer that are none: "Former Harlow Harriers winger X".
-NOT_AGENTS = frozenset({"former", "latter", "further", "other", "another", "whether", "rather", "together", "neither",
-                        "either", "never", "ever", "over", "under", "after", "later", "earlier", "elder", "younger",
-                        "older", "winter", "summer", "member", "senior", "junior", "interior", "exterior", "major",
-                        "minor", "prior", "superior", "inferior", "anterior", "posterior", "water", "silver", "super",
-                        "center", "centre", "corner", "border", "harbour", "harbor", "quarter", "number", "letter",
-                        "chapter", "sector", "monitor",
-                        "matter", "manner", "banner", "dinner", "customer", "consumer", "passenger", "prisoner",
-                        "stranger", "neighbour", "neighbor", "lover", "voter", "viewer", "reader", "listener",
-                        "creditor", "debtor", "ancestor", "successor", "predecessor", "christian", "guardian"})
-# Doers' nouns that are no trade: "Teenager Lachlan Moore" is cut off the name, but is no occupation.
-NON_TRADES = frozenset({"mother", "father", "sister", "brother", "daughter", "winner", "customer", "consumer",
-                        "passenger", "prisoner", "stranger", "neighbour", "neighbor", "lover", "voter", "viewer",
-                        "reader", "listener", "supporter", "follower", "survivor", "visitor", "spectator", "donor",
-                        "competitor", "finisher", "pensioner", "teenager", "newcomer", "foreigner", "outsider",
-                        "beginner", "civilian", "member", "owner", "leader", "immigrant", "emigrant", "migrant",
-                        "refugee", "homeowner", "householder", "resident", "tenant", "commuter", "motorist",
-                        "pedestrian", "shopper", "patient", "victim", "witness", "bystander", "tourist", "fan",
-                        "co-author", "grandmother", "grandfather", "son", "wife", "husband", "parent",
-                        "attacker", "killer", "murderer", "abductor", "kidnapper", "robber", "burglar", "shooter",
-                        "offender", "protester", "protestor", "demonstrator", "mourner", "mentor", "partner"})
 
 
 def doer_noun(word: str) -> bool:
     """"campaigner", "teenager", "violinist": a doer's noun of the lemma table, which may open a
     sentence glued to a name ("Campaigner Robin Telfer")."""
     return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and not word.endswith(("list", "sist")) \
-        and word not in NOT_AGENTS and word in english_words()
+        and word not in rule_words("not_agents") and word in english_words()
 
 
 def agent_noun(word: str) -> bool:
     """"campaigner", "developer": a doer's noun of the lemma table that names a trade (not "teenager")."""
-    return doer_noun(word) and word not in NON_TRADES
+    return doer_noun(word) and word not in rule_words("non_trades")
 
 
 def trade_like(word: str) -> bool:
     """"cooper", "wheelwright"'s kin: a trade by its ending, in the lemma table or not; for a word
     said of a name shaped like a person's ("Auguste Delmas, a Bordeaux cooper")."""
     return len(word) >= 6 and word.endswith(("er", "or", "ist", "ian")) and not word.endswith(("list", "sist")) \
-        and word not in NOT_AGENTS and word not in NON_TRADES
+        and word not in rule_words("not_agents") and word not in rule_words("non_trades")
 
 
 def opens_sentence(token) -> bool:
@@ -251,7 +221,7 @@ def _occupation_split(doc: Doc, ent: Span) -> list[Span] | None:
     first = doc[ent.start]
     rest = doc[ent.start + 1:ent.end]
     if not opens_sentence(first) or not (first.lower_ in _occupation_words() or doer_noun(first.lower_)
-                                         or first.lower_ in NON_TRADES) or not 2 <= len(rest) <= 3 \
+                                         or first.lower_ in rule_words("non_trades")) or not 2 <= len(rest) <= 3 \
             or not all(t.is_title and t.is_alpha for t in rest) \
             or {t.lower_ for t in rest} & (word_set("org_words") | word_set("team_words") | word_set("place_words")):
         return None

@@ -15,11 +15,8 @@ from spacy.tokens import Span
 
 from extract.text.coref import Mentions, common_word, object_use
 from extract.text.frames import NAMES
-from extract.text.lexicons import tail_types
-from extract.text.normalize import GENERIC_MENTIONS
+from extract.text.lexicons import rule_words, tail_types
 
-PRONOUNS = frozenset({"he", "she", "it", "they"})
-POSSESSIVES = frozenset({"his", "her", "its", "their"})
 
 
 def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[str, list[int], list[int]]:
@@ -50,7 +47,7 @@ def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[s
             part = "QUOTE|quote"
         elif token.i in resolved:
             # "her husband", "its director": a possessive names the owner, not the sentence's subject
-            possessive = lower in POSSESSIVES and not (lower == "her" and object_use(doc, token.i))
+            possessive = lower in rule_words("possessive_pronouns") and not (lower == "her" and object_use(doc, token.i))
             part = f"POSS#{token.i}" if possessive else f"PRON#{token.i}"
         elif mentions is not None and lower == "the" and token.i + 1 < len(doc) and token.i + 1 in resolved:
             first = False
@@ -58,10 +55,10 @@ def signature_parts(sentence: Span, mentions: Mentions | None = None) -> tuple[s
         elif token.ent_type_ and not _opening_participle(token):
             typed = tail_types().get(lower.rsplit(None, 1)[-1]) if token.ent_type_ in NAMES else None
             part = f"{token.ent_type_}@{typed}#{token.i}" if typed else f"{token.ent_type_}#{token.i}"
-        elif mentions is None and first and lower in PRONOUNS:
+        elif mentions is None and first and lower in rule_words("subject_pronouns"):
             part = f"PRON#{token.i}"
         elif mentions is None and first and lower in ("the", "this") and token.i + 1 < len(doc) \
-                and doc[token.i + 1].lower_ in GENERIC_MENTIONS:
+                and doc[token.i + 1].lower_ in rule_words("generic_mentions"):
             skip_next_article = True
             first = False
             continue
