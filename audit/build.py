@@ -22,12 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.questions.llm import FactForQuestions, OpenAICompatibleBackend, TransformersBackend, generate_questions
+from audit.questions.backends import QuestionBackend, backend_for
+from audit.questions.llm import FactForQuestions, generate_questions
 from audit.questions.properties import PropertyRegistry, add_property_questions, load_registry
 from audit.questions.templates import add_generated, add_questions
 from extract.pistol.load import PistolVariant, load_pistol, pistol_variant  # noqa: F401  (the variant, for callers)
 from extract.text.corpus import CorpusOptions
-from extract.text.graph import TextBuildOptions, corpus_sha256, extract_corpora, read_corpora, text_graph_record
+from extract.text.options import LLMExtractorOptions, TextBuildOptions
+from extract.text.graph import corpus_sha256, extract_corpora, read_corpora, text_graph_record
 from extract.wikidata.read import PropertyInfo, WikidataOptions, WikidataReport, read_wikidata
 from graphstore import GraphStore
 from graphstore import queries as Q
@@ -165,7 +167,10 @@ def _text_record(source: TextSource, graph: str | None, notes: Callable[[str], N
     total = len(corpora.documents)
     with Progress(f"{name}: extracting" if total >= PROGRESS_MIN_DOCUMENTS else None, total=total,
                   unit="documents") as bar:
-        corpus = extract_corpora(name, corpora, source.options, progress=bar.update)
+        corpus = extract_corpora(name, corpora, source.options, progress=bar.update,
+                                 backend=extractor_backend(source.options))
+    if corpus.extractor_notes and notes:
+        notes(corpus.extractor_notes)
     for report in corpus.reports:
         if report.empty_skipped and notes:
             notes(f"{report.path}: skipped {report.empty_skipped} empty document(s)")
@@ -180,8 +185,7 @@ def _text_record(source: TextSource, graph: str | None, notes: Callable[[str], N
 
 
 def _llm_questions(record: GraphRecord, source: str, model: str, notes: Callable[[str], None] | None) -> GraphRecord:
-    backend = (OpenAICompatibleBackend(source, model) if source.startswith(("http://", "https://"))
-               else TransformersBackend(source))
+    backend = backend_for(source, model)
     passages = {p.key: p.text for p in record.passages}
     facts = [FactForQuestions(f.key, f.attributes["head_name"], f.domain, f.attributes["tail_name"],
                               passages.get(f.attributes["passages"][0], ""), f.attributes["passages"][0])
@@ -194,9 +198,22 @@ def _llm_questions(record: GraphRecord, source: str, model: str, notes: Callable
 
 def text_options(extractor: str = "rules", spacy_model: str | None = None, rebel_model: str | None = None,
                  passage_tokens: int = 128, corpus_format: str | None = None, one_per_line: bool = False,
-                 text_field: str = "text", rebel_device: str | None = None, rebel_batch_size: int = 8) -> TextBuildOptions:
-    """``TextBuildOptions`` from the flat options `audit build` offers."""
+                 text_field: str = "text", rebel_device: str | None = None, rebel_batch_size: int = 8,
+                 extractor_llm: str | None = None, extractor_model: str = "default",
+                 extractor_prompt: Path | None = None, extractor_batch: int = 4, extractor_workers: int = 4,
+                 extractor_cache: Path | None = None) -> TextBuildOptions:
+    """``TextBuildOptions`` from the flat options `audit build` and `audit extract-score` offer."""
+    llm = (LLMExtractorOptions(extractor_llm, extractor_model, extractor_prompt, extractor_batch, extractor_workers,
+                               cache=extractor_cache) if extractor_llm else None)
     return TextBuildOptions(extractor=extractor, spacy_model=spacy_model, rebel_model=rebel_model,
-                            rebel_device=rebel_device, rebel_batch_size=rebel_batch_size,
+                            rebel_device=rebel_device, rebel_batch_size=rebel_batch_size, llm=llm,
                             passage_tokens=passage_tokens,
                             corpus=CorpusOptions(corpus_format, one_per_line, text_field))
+
+
+def extractor_backend(options: TextBuildOptions) -> QuestionBackend | None:
+    """The backend that answers the ``llm`` extractor's prompts (the backends of
+    ``--questions-llm``); None for the other extractors."""
+    if options.extractor != "llm" or options.llm is None:
+        return None
+    return backend_for(options.llm.source, options.llm.model)

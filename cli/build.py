@@ -10,7 +10,7 @@ import click
 from audit.build import PistolSource, TextSource, WikidataSource, pistol_variant, prepare, text_options, write
 from cli.common import connection_options
 from extract.text.corpus import FORMATS
-from extract.text.graph import EXTRACTORS
+from extract.text.catalog import extractor_names
 from graphstore import GraphStore
 
 FILE = click.Path(dir_okay=False, path_type=Path)
@@ -24,26 +24,46 @@ def _options(options: list) -> Callable[[Callable], Callable]:
     return apply
 
 
-TEXT_OPTIONS = _options([
-    click.option("--extractor", type=click.Choice(EXTRACTORS), default="rules", show_default=True,
-                 help="rules: offline spaCy rules; rebel: the REBEL model (--rebel-model)."),
+# Which extractor, and what each one needs: shared by `audit build` and `audit extract-score`.
+EXTRACTOR_OPTIONS = _options([
+    click.option("--extractor", type=click.Choice(extractor_names()), default="rules", show_default=True,
+                 help="rules: offline spaCy rules; rebel: the REBEL model (--rebel-model); llm: an "
+                      "instruction-tuned model asked for JSON (--extractor-llm)."),
     click.option("--rebel-model", metavar="PATH", default=None,
                  help="REBEL model folder or hub id, for --extractor rebel."),
     click.option("--rebel-device", metavar="DEVICE", default=None,
                  help="REBEL: cpu, cuda, cuda:1 (default: CUDA when present, else CPU)."),
     click.option("--rebel-batch-size", type=click.IntRange(min=1), default=8, show_default=True,
                  help="REBEL: passage chunks generated together; raise it on a GPU (e.g. 64)."),
+    click.option("--extractor-llm", metavar="URL|PATH", default=None,
+                 help="--extractor llm: an OpenAI-compatible base URL (vLLM, llama.cpp's server, Ollama: "
+                      "http://host/v1) or a local instruction-tuned causal LM folder."),
+    click.option("--extractor-model", metavar="NAME", default="default", show_default=True,
+                 help="--extractor llm: the model name sent to the server (recorded on the graph)."),
+    click.option("--extractor-prompt", type=FILE, default=None, metavar="FILE",
+                 help="--extractor llm: your prompt file, of the form of extract/data/prompts/triples.v1.json."),
+    click.option("--extractor-batch", type=click.IntRange(min=1), default=4, show_default=True,
+                 help="--extractor llm: passages asked about in one request."),
+    click.option("--extractor-workers", type=click.IntRange(min=1), default=4, show_default=True,
+                 help="--extractor llm: requests in flight at once."),
+    click.option("--extractor-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+                 metavar="DIR", help="--extractor llm: keep each passage's answer here; a rerun asks only "
+                                     "for passages not yet answered."),
     click.option("--spacy-model", metavar="NAME", default=None,
                  help="An installed trained spaCy pipeline (e.g. en_core_web_sm) for sentences and "
                       "entities; default: the blank English pipeline with rule components."),
+    click.option("--passage-tokens", type=int, default=128, show_default=True,
+                 help="A passage holds whole sentences up to this many tokens."),
+])
+
+TEXT_OPTIONS = _options([
+    EXTRACTOR_OPTIONS,
     click.option("--format", "corpus_format", type=click.Choice(FORMATS), default=None,
                  help="Corpus format (default: from the extension: .jsonl, .json, else text)."),
     click.option("--one-per-line", is_flag=True,
                  help="Plain text: one document per line (default: documents separated by a blank line)."),
     click.option("--text-field", default="text", show_default=True, metavar="FIELD",
                  help="JSON Lines / JSON objects: the field that holds the text."),
-    click.option("--passage-tokens", type=int, default=128, show_default=True,
-                 help="A passage holds whole sentences up to this many tokens."),
     click.option("--questions-llm", metavar="URL|PATH", default=None,
                  help="Also generate questions with a language model: an OpenAI-compatible base URL "
                       "(http://host/v1) or a local causal LM folder."),
@@ -116,6 +136,8 @@ def build(pistol_files, forget_files, retain_files, wikidata_file, graph_name, s
       audit build --pistol sample_data_2.json --graph famous --keep-entities 20,21,22,23,24 \\
           --rename "20=Goldman Sachs" --rename-address "20=200 West Street"
       audit build --forget person.txt --retain news.jsonl --graph person
+      audit build --forget person.txt --extractor llm --extractor-llm http://localhost:8000/v1 \\
+          --extractor-model Qwen/Qwen2.5-7B-Instruct --extractor-cache .llm-cache
       audit build --wikidata people.json.gz --labels value_labels.tsv --graph people
     """
     if graph_name is not None and not graph_name.strip():

@@ -33,6 +33,18 @@ class KeyValidationError(AuditError):
     """A node or edge key is missing, null or malformed; raised before anything is sent."""
 
 
+class BackendCallError(AuditError):
+    """One call to a language-model backend failed (HTTP error, network, timeout, odd response).
+
+    ``reason`` names the failure for counting (``http_500``, ``timeout``, ``network``,
+    ``bad_response``). Question synthesis counts it against one fact; the LLM extractor retries
+    and then refuses the build, naming the passage."""
+
+    def __init__(self, reason: str, message: str):
+        self.reason = reason
+        super().__init__(message)
+
+
 class InputDataError(AuditError):
     """A user's input file is unusable; the message names the file and the record."""
 

@@ -28,7 +28,7 @@ from typing import Sequence
 import torch
 
 from audit.models.load import quiet_transformers, select_hardware
-from audit.registry import Registry
+from graphstore.registry import Registry
 from graphstore.errors import ConfigError
 
 Pair = tuple[str, str]

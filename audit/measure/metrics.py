@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from audit.measure.measures import Measure, summary_measures
-from audit.registry import Registry
+from graphstore.registry import Registry
 
 if TYPE_CHECKING:  # the per-QA functions take tensors, but this module must import without
     import torch    # torch: `audit edges` and the other commands that need no model use its table

@@ -21,17 +21,9 @@ import urllib.request
 from pathlib import Path
 from typing import Protocol
 
-from audit.registry import Registry
-from graphstore.errors import AuditError, ConfigError
-
-
-class BackendCallError(AuditError):
-    """One backend call failed (HTTP error, network, timeout, odd response); counted per fact
-    under ``reason`` (e.g. ``http_500``, ``timeout``, ``network``, ``bad_response``)."""
-
-    def __init__(self, reason: str, message: str):
-        self.reason = reason
-        super().__init__(message)
+from audit.models.pretrained import resolve
+from graphstore.errors import BackendCallError, ConfigError
+from graphstore.registry import Registry
 
 
 class QuestionBackend(Protocol):
@@ -49,6 +41,15 @@ register_backend = BACKENDS.register
 def backend_class(name: str) -> type:
     """The backend class called ``name``; an unknown name lists the valid ones."""
     return BACKENDS.get(name)
+
+
+def backend_for(source: str, model: str = "default") -> QuestionBackend:
+    """The backend a command-line ``URL|PATH`` names: an OpenAI-compatible server for an
+    http(s) URL (asked for ``model``), else a local causal LM: a folder, a hub id, or a model
+    package or GGUF file (``gemma3-270m``, converted once: ``audit.models.pretrained``)."""
+    if source.startswith(("http://", "https://")):
+        return OpenAICompatibleBackend(source, model)
+    return TransformersBackend(resolve(source))
 
 
 @register_backend

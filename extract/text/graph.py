@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -23,42 +23,21 @@ from graphstore.errors import InputDataError
 from graphstore.records import (EntityRecord, FactRecord, GraphRecord, PassageRecord, entity_key, fact_key,
                                 validate_graph_name)
 
-from extract.text.corpus import CorpusOptions, CorpusReport, read_corpus
+from extract.text.catalog import EXTRACTORS, create_extractor
+from extract.text.corpus import CorpusReport, read_corpus
+from extract.text.extractors import ChatBackend, Segment
+from extract.text.lexicons import lexicon_versions
 from extract.text.normalize import (NameIndex, canonical, display_name, normalize_name, relations, relations_version,
                                resolve_short_mentions)
+from extract.text.options import TextBuildOptions
 from extract.text.units import Document, Passage, Triple
 
-if TYPE_CHECKING:  # both are imported where a build runs
+__all__ = ["TextBuildOptions", "TextCorpus", "extract_corpora", "read_corpora", "segment", "text_graph_record"]
+
+if TYPE_CHECKING:  # spaCy is imported where a build runs
     from spacy.tokens import Span
 
-    from extract.text.rebel import RebelExtractor
-
-EXTRACTORS = ("rules", "rebel")
 MAX_NAME_CHARS = 200   # longer "names" are extraction accidents; they would also make keys unwieldy
-# REBEL reads the passages of several documents at once: about this many batches of them.
-REBEL_POOL_BATCHES = 4
-
-
-@dataclass(frozen=True)
-class TextBuildOptions:
-    """How corpora become a graph."""
-
-    extractor: str = "rules"             # "rules" or "rebel"
-    spacy_model: str | None = None       # a trained spaCy pipeline for sentences and entities
-    rebel_model: str | None = None       # REBEL model folder or hub id (extractor "rebel")
-    rebel_device: str | None = None      # REBEL: cpu, cuda, cuda:1; None: CUDA when present
-    rebel_batch_size: int = 8            # REBEL: chunks generated together (raise it on a GPU)
-    passage_tokens: int = 128            # a passage ends before it would pass this many tokens
-    passage_sentences: int = 4           # ... or this many sentences
-    corpus: CorpusOptions = field(default_factory=CorpusOptions)
-
-    def __post_init__(self):
-        if self.extractor not in EXTRACTORS:
-            raise InputDataError("--extractor", f"{self.extractor!r} is not known; valid: {', '.join(EXTRACTORS)}")
-        if self.extractor == "rebel" and not self.rebel_model:
-            raise InputDataError("--extractor", "rebel needs --rebel-model PATH (a local folder or hub id)")
-        if self.passage_tokens < 8 or self.passage_sentences < 1:
-            raise InputDataError("--passage-tokens", "a passage needs at least 8 tokens and 1 sentence")
 
 
 @dataclass
@@ -72,10 +51,10 @@ class TextCorpus:
     reports: list[CorpusReport]
     dropped_long_names: int = 0
     extractor_version: str = ""
+    extractor_notes: str = ""   # what the extractor dropped or repaired, for the build's notes
 
 
-def segment(doc, document: Document, prefix: str, max_tokens: int,
-            max_sentences: int) -> list[tuple[Passage, list[Span]]]:
+def segment(doc, document: Document, prefix: str, max_tokens: int, max_sentences: int) -> list[Segment]:
     """Cut a spaCy ``doc`` into passages of whole sentences (a sentence longer than
     ``max_tokens`` is cut into windows of that many tokens)."""
     pieces = []
@@ -84,7 +63,7 @@ def segment(doc, document: Document, prefix: str, max_tokens: int,
             continue
         for start in range(sentence.start, sentence.end, max_tokens):
             pieces.append(doc[start:min(start + max_tokens, sentence.end)])
-    out: list[tuple[Passage, list[Span]]] = []
+    out: list[Segment] = []
     group: list[Span] = []
 
     def close():
@@ -94,7 +73,7 @@ def segment(doc, document: Document, prefix: str, max_tokens: int,
         offsets = tuple((s.start_char - start, s.end_char - start) for s in group)
         passage = Passage(f"{prefix}/{len(out)}", document.split, document.path, document.index, len(out),
                           start, end, doc.text[start:end], offsets)
-        out.append((passage, list(group)))
+        out.append(Segment(passage, list(group)))
 
     tokens = 0
     for piece in pieces:
@@ -136,6 +115,7 @@ def read_corpora(forget: list[Path], retain: list[Path], options: TextBuildOptio
     fails fast, and nothing is read twice."""
     if not forget:
         raise InputDataError("--forget", "a text build needs at least one --forget FILE")
+    EXTRACTORS.get(options.extractor)   # an unknown name is refused before any file is read
     files, reports = [], []
     for split, paths in (("forget", forget), ("retain", retain)):
         for path in map(Path, paths):
@@ -146,34 +126,32 @@ def read_corpora(forget: list[Path], retain: list[Path], options: TextBuildOptio
 
 
 def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
-                    progress: Callable[[int], None] | None = None) -> TextCorpus:
-    """Segment and extract every document of ``corpora``.
+                    progress: Callable[[int], None] | None = None, backend: ChatBackend | None = None) -> TextCorpus:
+    """Segment and extract every document of ``corpora`` with the extractor ``options`` name.
 
-    ``progress`` is called with the number of documents done after each one.
+    ``progress`` is called with the number of documents done after each batch; ``backend``
+    answers the ``llm`` extractor's prompts. Short mentions are resolved per document.
     """
     validate_graph_name(graph)
     prefixes = _file_prefixes(graph, [(split, path) for split, path, _ in corpora.files])
-
-    from extract.text.nlp import load_pipeline
-    from extract.text.rules import RulesExtractor
-    rules = RulesExtractor(options.spacy_model) if options.extractor == "rules" else None
-    nlp = rules.nlp if rules else load_pipeline(options.spacy_model)
-    rebel = _rebel(options) if options.extractor == "rebel" else None
+    extractor = create_extractor(options, backend)
+    from extract.text.nlp import load_pipeline   # spaCy, where a build runs
+    nlp = getattr(extractor, "nlp", None) or load_pipeline(options.spacy_model)
 
     passages: list[Passage] = []
     triples: list[Triple] = []
-    pending: list[list[Passage]] = []   # REBEL: documents segmented, not yet extracted
+    pending: list[list[Segment]] = []   # whole documents, segmented, not yet extracted
 
     def extract_pending() -> None:
-        # One extract call over several documents, so that a GPU gets full batches of chunks
-        # (a news article is a few passages); mentions are still resolved per document.
-        assert rebel is not None  # only REBEL's documents wait
-        found = rebel.extract([p for parts in pending for p in parts])
-        by_passage: dict[str, list[Triple]] = {}
+        # One call over several documents when the extractor batches (REBEL, an LLM); the
+        # triples keep the extractor's order, and mentions are resolved per document.
+        found = extractor.extract([s for parts in pending for s in parts])
+        document_of = {s.passage.key: i for i, parts in enumerate(pending) for s in parts}
+        by_document: list[list[Triple]] = [[] for _ in pending]
         for t in found:
-            by_passage.setdefault(t.passage, []).append(t)
-        for parts in pending:
-            triples.extend(resolve_short_mentions([t for p in parts for t in by_passage.get(p.key, [])]))
+            by_document[document_of[t.passage]].append(t)
+        for document_triples in by_document:
+            triples.extend(resolve_short_mentions(document_triples))
         if progress:
             progress(len(pending))
         pending.clear()
@@ -183,30 +161,16 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
         for document, doc in zip(docs, nlp.pipe((d.text for d in docs), batch_size=32)):
             parts = segment(doc, document, f"{prefix}/{document.index}", options.passage_tokens,
                             options.passage_sentences)
-            passages.extend(p for p, _ in parts)
-            if rules is None:
-                assert rebel is not None  # the extractor is "rules" or "rebel"
-                pending.append([p for p, _ in parts])
-                if sum(map(len, pending)) >= REBEL_POOL_BATCHES * rebel.batch_size:
-                    extract_pending()
-                continue
-            found = rules.extract_sentences(doc, [(s, p.key) for p, sents in parts for s in sents])
-            triples.extend(resolve_short_mentions(found))
-            if progress:
-                progress(1)
+            passages.extend(s.passage for s in parts)
+            pending.append(parts)
+            if sum(map(len, pending)) >= extractor.batch_passages:
+                extract_pending()
     if pending:
         extract_pending()
     kept = [t for t in triples if len(t.head) <= MAX_NAME_CHARS and len(t.tail) <= MAX_NAME_CHARS]
-    version = (f"rules:{rules.spacy_model}" if rules else f"rebel:{options.rebel_model}") + f"+{relations_version()}"
-    return TextCorpus(graph, corpora.documents, passages, kept, corpora.reports, len(triples) - len(kept), version)
-
-
-def _rebel(options: TextBuildOptions) -> RebelExtractor:
-    from extract.text.normalize import rebel_relation_ids
-    from extract.text.rebel import RebelExtractor
-    assert options.rebel_model is not None  # TextBuildOptions asks rebel for a model
-    return RebelExtractor(options.rebel_model, rebel_relation_ids(), device=options.rebel_device,
-                          batch_size=options.rebel_batch_size)
+    summary = getattr(extractor, "summary", None)
+    return TextCorpus(graph, corpora.documents, passages, kept, corpora.reports, len(triples) - len(kept),
+                      extractor.version, summary() if summary else "")
 
 
 def corpus_sha256(reports: list[CorpusReport], options: TextBuildOptions) -> str:
@@ -215,8 +179,9 @@ def corpus_sha256(reports: list[CorpusReport], options: TextBuildOptions) -> str
     h = hashlib.sha256()
     for report in reports:
         h.update(f"{report.split}\0{Path(report.path).name}\0{report.sha256}".encode())
-    h.update(repr((options.extractor, options.spacy_model, options.rebel_model, options.passage_tokens,
-                   options.passage_sentences, options.corpus, relations_version())).encode())
+    llm = (options.llm.source, options.llm.model, options.llm.prompt) if options.llm else None
+    h.update(repr((options.extractor, options.spacy_model, options.rebel_model, llm, options.passage_tokens,
+                   options.passage_sentences, options.corpus, relations_version(), lexicon_versions())).encode())
     return h.hexdigest()
 
 
@@ -270,7 +235,8 @@ def text_graph_record(corpus: TextCorpus, sha256: str, path: str) -> GraphRecord
             label=f"{best_name(h)} | {label} | {best_name(tl)}", head=keys[h], tail=keys[tl],
             relation=relation, domain=label, split=split,
             attributes={"head_name": best_name(h), "tail_name": best_name(tl), "passages": passages,
-                        "evidence": found[0].evidence[:1000], "extractor": found[0].extractor,
+                        "evidence": found[0].evidence[:1000], "evidence_span": [found[0].start, found[0].end],
+                        "extractor": found[0].extractor, "extractor_version": corpus.extractor_version,
                         "mentions": len(found)}))
     mentioned = mentions(corpus.passages, {n: keys[n] for n in surface})
     passage_records = tuple(PassageRecord(p.key, graph, p.split, p.path, p.document, p.position, p.text,

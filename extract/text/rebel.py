@@ -28,6 +28,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from extract.text.extractors import ChatBackend, Segment
+from extract.text.normalize import rebel_relation_ids, relations_version
+from extract.text.options import TextBuildOptions
 from extract.text.units import Passage, Triple
 from graphstore.errors import ConfigError, InputDataError
 
@@ -40,6 +43,9 @@ REBEL_FRAME_TOKENS = ("<s>", "</s>", "<pad>")
 # REBEL was trained on inputs of at most 256 tokens, special tokens included.
 REBEL_MAX_INPUT_TOKENS = 256
 EXTRACTOR_NAME = "rebel"
+# A build hands REBEL the passages of several documents at once: about this many batches of
+# them, so that a GPU gets full batches of chunks (a news article is a few passages).
+POOL_BATCHES = 4
 
 
 # --------------------------------------------------------------------------- parsing
@@ -215,6 +221,12 @@ class RebelStats:
     duplicates: int = 0           # the same triple twice from one chunk
     unknown_labels: Counter = field(default_factory=Counter)  # label -> how often dropped
 
+    def summary(self) -> str:
+        return (f"rebel: {self.passages} passages in {self.chunks} chunks, {self.triples} triples kept; dropped: "
+                f"{self.unknown_relations} outside the inventory, {self.malformed_fragments} malformed fragments, "
+                f"{self.truncated} cut by the length limit, {self.degenerate} with head = tail, "
+                f"{self.duplicates} repeated")
+
 
 def _select_device(requested: str | None) -> str:
     import torch
@@ -283,7 +295,8 @@ def _check_relation_ids(relation_ids: Mapping[str, str]) -> dict[str, str]:
 
 
 class RebelExtractor:
-    """Triples of passages by a REBEL model, kept only for relations in a given mapping.
+    """Triples of passages by a REBEL model, kept only for relations in a given mapping
+    (registered as ``rebel``: ``extract.text.catalog``).
 
     Args:
         model: a folder with a saved REBEL model, or a hub id such as ``Babelscape/rebel-large``.
@@ -300,6 +313,8 @@ class RebelExtractor:
         ConfigError: an option is out of range, or the model cannot be loaded or is not a
             seq2seq model with REBEL's marker tokens.
     """
+
+    name = EXTRACTOR_NAME
 
     def __init__(self, model: str, relation_ids: Mapping[str, str], *, device: str | None = None,
                  batch_size: int = 8, num_beams: int = 3, max_output_tokens: int = 256,
@@ -325,8 +340,23 @@ class RebelExtractor:
         own = (self.tokenizer.bos_token, self.tokenizer.eos_token, self.tokenizer.pad_token)
         self._frame_tokens = tuple(dict.fromkeys([*REBEL_FRAME_TOKENS, *(t for t in own if t)]))
         self.stats = RebelStats()
+        self.version = f"rebel:{model}+{relations_version()}"
+        self.batch_passages = POOL_BATCHES * batch_size
 
-    def extract(self, passages: Sequence[Passage]) -> list[Triple]:
+    @classmethod
+    def from_options(cls, options: TextBuildOptions, backend: ChatBackend | None = None) -> RebelExtractor:
+        assert options.rebel_model is not None  # TextBuildOptions asks rebel for a model
+        return cls(options.rebel_model, rebel_relation_ids(), device=options.rebel_device,
+                   batch_size=options.rebel_batch_size)
+
+    def summary(self) -> str:
+        return self.stats.summary()
+
+    def extract(self, segments: Sequence[Segment]) -> list[Triple]:
+        """The ``Extractor`` interface: the triples of each segment's passage."""
+        return self.extract_passages([s.passage for s in segments])
+
+    def extract_passages(self, passages: Sequence[Passage]) -> list[Triple]:
         """The triples REBEL finds in ``passages``, in passage and chunk order.
 
         Each triple's ``evidence`` is the chunk it was read from. Triples with an unmapped
@@ -381,6 +411,6 @@ class RebelExtractor:
             else:
                 kept[(head, label, tail)] = Triple(head=head, relation=self.relation_ids[label], tail=tail,
                                                    passage=passage.key, extractor=EXTRACTOR_NAME,
-                                                   evidence=chunk.text)
+                                                   evidence=chunk.text, start=chunk.start, end=chunk.end)
         self.stats.triples += len(kept)
         return list(kept.values())

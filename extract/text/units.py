@@ -53,3 +53,5 @@ class Triple:
     head_kind: str = ""   # "person", "organization", "place", "date", "" when unknown
     tail_kind: str = ""
     evidence: str = ""    # the sentence that states it
+    start: int = -1       # the evidence's character span in the passage text; -1: not known
+    end: int = -1

@@ -3,7 +3,7 @@ is the one list of methods (the command line's choices, an experiment's valid na
 
 from __future__ import annotations
 
-from audit.registry import Registry
+from graphstore.registry import Registry
 from audit.run.methods.base import Method
 
 

@@ -228,11 +228,14 @@ def test_trained_tiny_model_end_to_end(trained_folder):
     text = " ".join(sentences)
     first = passage(text, sentence_offsets(text, sentences))
     second = passage("Ada was born in London.", key="g/forget/bio/1/0")
-    triples = extractor.extract([first, second])
+    triples = extractor.extract_passages([first, second])
+    def at(text: str, evidence: str) -> dict:  # the evidence's span: each chunk is one sentence here
+        return {"evidence": evidence, "start": text.index(evidence), "end": text.index(evidence) + len(evidence)}
+
     assert triples == [
-        Triple("Ada", "P19", "London", first.key, "rebel", evidence="Ada was born in London."),
-        Triple("Charles", "P26", "Ada", first.key, "rebel", evidence="Charles met Ada twice."),
-        Triple("Ada", "P19", "London", second.key, "rebel", evidence="Ada was born in London."),
+        Triple("Ada", "P19", "London", first.key, "rebel", **at(text, "Ada was born in London.")),
+        Triple("Charles", "P26", "Ada", first.key, "rebel", **at(text, "Charles met Ada twice.")),
+        Triple("Ada", "P19", "London", second.key, "rebel", **at(second.text, "Ada was born in London.")),
     ]
     stats = extractor.stats
     assert (stats.passages, stats.chunks, stats.triples) == (2, 6, 3)
@@ -244,7 +247,7 @@ def test_a_sequence_cut_by_the_output_limit_loses_its_last_triple(trained_folder
     # <s> <triplet> Ada <subj> London <obj> place of </s>: 9 new tokens, the last one an end
     # that BART forces at the limit; the label lost "birth" but would still be a known label.
     extractor = RebelExtractor(str(trained_folder), {"place of": "P19"}, device="cpu", max_output_tokens=9)
-    assert extractor.extract([passage("Ada was born in London.")]) == []
+    assert extractor.extract_passages([passage("Ada was born in London.")]) == []
     assert (extractor.stats.truncated, extractor.stats.unknown_relations) == (1, 0)
 
 
@@ -252,7 +255,7 @@ def test_untrained_model_output_is_filtered_not_fatal(untrained_folder):
     allowed = {"Ada": "P1", "London": "P2", "place of birth": "P19"}
     extractor = RebelExtractor(str(untrained_folder), allowed, batch_size=3, num_beams=2, max_output_tokens=24,
                                max_input_tokens=12)
-    triples = extractor.extract([passage(s, key=f"g/forget/bio/{i}/0") for i, s in enumerate(TRAINING)])
+    triples = extractor.extract_passages([passage(s, key=f"g/forget/bio/{i}/0") for i, s in enumerate(TRAINING)])
     assert all(t.relation in allowed.values() and t.extractor == "rebel" for t in triples)
     assert extractor.stats.chunks == len(TRAINING)
 
@@ -332,7 +335,7 @@ def test_a_build_batches_chunks_across_documents(trained_folder, tmp_path, monke
 
     assert batches == [2, 2, 1]                       # not [1, 1, 1, 1, 1]: one batch a document
     one_by_one = RebelExtractor(str(trained_folder), rebel_relation_ids(), device="cpu", batch_size=2)
-    expected = [t for p in built.passages for t in resolve_short_mentions(one_by_one.extract([p]))]
+    expected = [t for p in built.passages for t in resolve_short_mentions(one_by_one.extract_passages([p]))]
     assert built.triples == expected
     assert {(t.head, t.relation, t.tail) for t in built.triples} == {
         ("Ada", "P19", "London"), ("Ada", "P641", "chess"), ("Charles", "P26", "Ada")}

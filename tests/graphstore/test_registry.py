@@ -7,7 +7,7 @@ import pytest
 from audit.measure.equivalence import JUDGES
 from audit.measure.metrics import METRICS
 from audit.questions.backends import BACKENDS
-from audit.registry import Registry
+from graphstore.registry import Registry
 from audit.run.methods import METHODS
 from graphstore.errors import ConfigError
 

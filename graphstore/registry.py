@@ -1,7 +1,9 @@
-"""Things found by name: unlearning methods, metrics, equivalence judges, question backends.
+"""Things found by name: unlearning methods, metrics, equivalence judges, question backends,
+text extractors.
 
-One helper for all four, so each behaves the same way: names are case-insensitive, a name is
-registered once, and an unknown name is refused with the valid ones listed.
+One helper for all of them, so each behaves the same way: names are case-insensitive, a name is
+registered once, and an unknown name is refused with the valid ones listed. It lives in the
+bottom layer so that ``extract`` and ``audit`` share it.
 
 Example:
     JUDGES = Registry("equivalence judge")
