@@ -13,8 +13,8 @@ dates):
 Gold tails are written as the text says them: REBEL's ``sport`` of a footballer is
 "footballer", the ``country of citizenship`` of a Turk "Turkish". Unless ``--raw-gold``,
 such a tail is read through the gazetteer the way the extractor reads its own: a player's
-noun as its sport, a nationality or a country's alias as the country. The bench reads the
-gazetteer file itself, so an older extractor can be measured against the same gold.
+noun as its sport, a nationality or a country's alias as the country. The matching is
+``extract.text.gold``'s, the same as the news gate's (``audit extract-score``).
 A predicted triple is correct when it matches a gold triple of the same abstract.
 Precision is over all predicted triples; recall over all gold triples, and over the gold
 triples of the relations the rules produce ("covered").
@@ -28,68 +28,14 @@ from __future__ import annotations
 
 import argparse
 import collections
-import functools
 import json
-import math
 import random
-import re
 import time
 from pathlib import Path
 
-from extract.text.normalize import canonical, normalize_name, relations, resolve_short_mentions
+from extract.text.gold import gold_key, key, lenient
+from extract.text.normalize import relations, resolve_short_mentions
 from extract.text.rules import RulesExtractor
-
-
-GAZETTEER = Path(__file__).parents[1] / "extract/data/gazetteer.v1.json"
-COUNTRY_RELATIONS = ("P17", "P27", "P495")
-_DATE = re.compile(r"^\d{4}(-\d\d){0,2}$")
-
-
-@functools.lru_cache(maxsize=1)
-def gold_tail_names() -> dict[str, dict[str, str]]:
-    """relation -> {gold tail as written, lower-cased -> the name the extractor gives it}."""
-    g = json.loads(GAZETTEER.read_text("utf-8"))
-    sports = {w.lower(): s["name"] for s in g.get("sports", [])
-              for w in [s["name"], *s["aliases"], *s["players"]]}
-    countries = {w.lower(): c["name"] for c in g["countries"]
-                 for w in [c["name"], *c["aliases"], *c["demonyms"]]}
-    return {"P641": sports, **{r: countries for r in COUNTRY_RELATIONS}}
-
-
-def gold_key(head, relation, tail, raw: bool = False):
-    if not raw:
-        tail = gold_tail_names().get(relation, {}).get(tail.lower(), tail)
-    return key(head, relation, tail)
-
-
-def key(head, relation, tail):
-    head, relation, tail = canonical(head, relation, tail)
-    return normalize_name(head), relation, normalize_name(tail)
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
-def contains(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    if _DATE.match(a) and _DATE.match(b):
-        return a.startswith(b) or b.startswith(a)
-    wa, wb = a.split(), b.split()
-    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    n = len(short)
-    return n > 0 and any(long[i:i + n] == short for i in range(len(long) - n + 1))
-
-
-def lenient(p, g) -> bool:
-    return p[1] == g[1] and contains(p[0], g[0]) and contains(p[2], g[2])
 
 
 def main() -> None:

@@ -1,23 +1,21 @@
-"""Yield of the ``rules`` extractor on news, and a sample of its facts to judge by hand.
+"""A sample of an extractor's facts on one news set, to judge by hand; and the judged file's score.
 
-    .venv/bin/python bench/bench_news_extract.py                       # yield per set
-    .venv/bin/python bench/bench_news_extract.py --set heldout2 --sample 100 --seed 17 --out bench/news_precision_heldout2.md
-    .venv/bin/python bench/bench_news_extract.py --score bench/news_precision_heldout2.md
+    .venv/bin/python bench/bench_news_extract.py --set heldout12 --sample 100 --seed 12 \\
+        --out tests/extract/text/data/news/gold/judged/heldout12.round12.md
+    .venv/bin/python bench/bench_news_extract.py --score tests/extract/text/data/news/gold/judged/heldout12.round12.md
 
-The corpus is ``tests/extract/text/data/news/`` (its README says how each set was written and
-when it was read): ``dev`` and ``heldout`` to ``heldout3``, written by the rules' author and all
-read by now; ``heldout4`` to ``heldout11``, written by someone who had not read the rules, each
-measured once before it was read (the fifth to eleventh rounds). A new round needs a new unread
-set. ``bench_news_recall.py`` compares the graphs with hand-written gold facts. Each set is built the way ``audit build --forget FILE`` builds it
-(``extract.text.graph``: passages, the rules extractor, short-mention resolution, names
-normalized, relations canonicalized, one fact per (head, relation, tail)), and the bench
-reports the graph's facts per article, the facts per relation, and the speed.
+Everything else the held-out protocol measures (facts and seconds per article, recall and
+precision against the gold facts, the judged precision) is `audit extract-score`
+(``extract.text.gate``); the sets, their gold and which of them are unread are in
+``tests/extract/text/data/news/`` (``gold/README.md``).
 
-``--sample N --seed S --out FILE`` draws N facts at random from the graph of one set
-(``--set``, by default ``heldout2``) and writes them, each with the sentence it came from, to a markdown table with an empty verdict column:
-write ``y`` (the article states the fact, with this relation and direction) or ``n`` in it.
-``--score FILE`` reads the verdicts back and prints the precision with its 95% Wilson interval,
-overall and per relation.
+``--sample N --seed S --out FILE`` draws N facts at random from the graph of ``--set`` (built as
+``audit build --forget SET.jsonl`` builds it, with the ``rules`` extractor) and writes them, each
+with the sentence it came from, to a markdown table with an empty verdict column: the judge
+writes ``y`` (the article states the fact, with this relation and direction) or ``n`` in it.
+List the file under the set's ``judged`` in ``gold/sets.json`` and the gate reports it.
+``--score FILE`` prints a judged file's precision with its 95% Wilson interval, overall and
+per relation.
 """
 
 from __future__ import annotations
@@ -26,42 +24,18 @@ import argparse
 import collections
 import random
 import re
-import time
 from pathlib import Path
 
-from bench_extract import wilson   # the script beside this one (run from bench/ or the repo root)
+from extract.text.gold import NEWS_SETS, wilson
 from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
 
-NEWS = Path(__file__).resolve().parents[1] / "tests/extract/text/data/news"
-SETS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10",
-        "heldout11")
 _ROW = re.compile(r"^\| (\d+) \| (P\d+) [^|]*\|.*\| ([yn?]?) \|$")
 
 
-def build(name: str):
-    """The graph record of one set, built as ``audit build --forget`` builds it, and seconds taken."""
+def write_sample(name: str, n: int, seed: int, out: Path) -> None:
     options = TextBuildOptions()
-    start = time.perf_counter()
-    corpora = read_corpora([NEWS / f"{name}.jsonl"], [], options)
-    corpus = extract_corpora(f"news-{name}", corpora, options)
-    record = text_graph_record(corpus, "bench", str(NEWS))
-    return record, len(corpora.documents), time.perf_counter() - start
-
-
-def report_yield() -> dict:
-    records = {}
-    for name in SETS:
-        record, documents, seconds = build(name)
-        records[name] = record
-        per_relation = collections.Counter(f.relation for f in record.facts)
-        print(f"{name}: {documents} articles, {len(record.facts)} facts, "
-              f"{len(record.facts) / documents:.2f} facts per article ({seconds:.1f} s)")
-        print("   " + ", ".join(f"{r} {n}" for r, n in per_relation.most_common()))
-    return records
-
-
-def write_sample(record, name: str, n: int, seed: int, out: Path) -> None:
-    facts = sorted(record.facts, key=lambda f: f.key)
+    corpus = extract_corpora(f"news-{name}", read_corpora([NEWS_SETS / f"{name}.jsonl"], [], options), options)
+    facts = sorted(text_graph_record(corpus, "bench", str(NEWS_SETS)).facts, key=lambda f: f.key)
     chosen = random.Random(seed).sample(facts, min(n, len(facts)))
     lines = [
         "# Hand-judged precision of the `rules` extractor on news: a sample",
@@ -105,19 +79,18 @@ def score(path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", dest="sample_set", choices=SETS, default="heldout2",
-                        help="the set --sample draws from")
+    parser.add_argument("--set", dest="sample_set", help="the set --sample draws from (NAME of NAME.jsonl)")
     parser.add_argument("--sample", type=int, default=0, help="draw N facts of --set to judge")
     parser.add_argument("--seed", type=int, default=0, help="random seed of --sample")
-    parser.add_argument("--out", type=Path, default=Path("bench/news_precision_sample.md"))
+    parser.add_argument("--out", type=Path, help="the sample file --sample writes")
     parser.add_argument("--score", type=Path, help="read the verdicts of a judged sample file")
     args = parser.parse_args()
     if args.score:
         score(args.score)
-        return
-    records = report_yield()
-    if args.sample:
-        write_sample(records[args.sample_set], args.sample_set, args.sample, args.seed, args.out)
+    elif args.sample and args.sample_set and args.out:
+        write_sample(args.sample_set, args.sample, args.seed, args.out)
+    else:
+        parser.error("give --score FILE, or --set NAME --sample N --out FILE (the yields and recall: audit extract-score)")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from cli.build import build
 from cli.compare import compare
 from cli.edges import edges
 from cli.experiment import experiment
+from cli.extract_score import extract_score
 from cli.generate import generate
 from cli.leakage import leakage
 from cli.memorization import memorization
@@ -105,7 +106,7 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
 
 
 for command in (build, edges, query, status, stats, coverage, generate, server, run, experiment, runs, memorization,
-                memorization_check, models, leakage, view, report, compare):
+                memorization_check, models, leakage, view, report, compare, extract_score):
     cli.add_command(command)
 
 
