@@ -201,10 +201,11 @@ def text_options(extractor: str = "rules", spacy_model: str | None = None, rebel
                  text_field: str = "text", rebel_device: str | None = None, rebel_batch_size: int = 8,
                  extractor_llm: str | None = None, extractor_model: str = "default",
                  extractor_prompt: Path | None = None, extractor_batch: int = 4, extractor_workers: int = 4,
-                 extractor_cache: Path | None = None) -> TextBuildOptions:
+                 extractor_cache: Path | None = None, extractor_retries: int = 2,
+                 extractor_skip_unanswered: bool = False) -> TextBuildOptions:
     """``TextBuildOptions`` from the flat options `audit build` and `audit extract-score` offer."""
     llm = (LLMExtractorOptions(extractor_llm, extractor_model, extractor_prompt, extractor_batch, extractor_workers,
-                               cache=extractor_cache) if extractor_llm else None)
+                               extractor_retries, extractor_cache, extractor_skip_unanswered) if extractor_llm else None)
     return TextBuildOptions(extractor=extractor, spacy_model=spacy_model, rebel_model=rebel_model,
                             rebel_device=rebel_device, rebel_batch_size=rebel_batch_size, llm=llm,
                             passage_tokens=passage_tokens,

@@ -46,6 +46,12 @@ EXTRACTOR_OPTIONS = _options([
                  help="--extractor llm: passages asked about in one request."),
     click.option("--extractor-workers", type=click.IntRange(min=1), default=4, show_default=True,
                  help="--extractor llm: requests in flight at once."),
+    click.option("--extractor-retries", type=click.IntRange(min=0), default=2, show_default=True,
+                 help="--extractor llm: a failed call, an unreadable reply or a skipped passage is asked again "
+                      "this many times."),
+    click.option("--extractor-skip-unanswered", is_flag=True,
+                 help="--extractor llm: a passage still unanswered after the retries gives no facts (counted "
+                      "in the build's notes) instead of stopping the build."),
     click.option("--extractor-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
                  metavar="DIR", help="--extractor llm: keep each passage's answer here; a rerun asks only "
                                      "for passages not yet answered."),

@@ -99,6 +99,8 @@ def extract_score(set_names, sets_dir, fmt, show, **extractor):
     for name in names:
         say(f"extract-score: {name} ({options.extractor})")
         scores.append(score_set(sets_dir, name, options, records, backend))
+        if scores[-1].notes:
+            say(f"{name}: {scores[-1].notes}")
     totals = [pool(f"total {kind} ({len(group)} set{'s' if len(group) > 1 else ''})", group) for kind, group in
               (("unread", [s for s in scores if not s.read]), ("read", [s for s in scores if s.read])) if group]
     if fmt == "json":

@@ -41,6 +41,7 @@ class SetFacts:
     extractor: str                          # the version the build records
     per_article: dict[int, tuple[Key, ...]]  # article (1 for the first line) -> its facts' keys
     keys: frozenset[Key]                    # every fact's key
+    notes: str = ""                         # what the extractor dropped or repaired (its summary)
 
 
 def extract_set(sets_dir: Path, name: str, options: TextBuildOptions, backend: ChatBackend | None = None) -> SetFacts:
@@ -60,7 +61,7 @@ def extract_set(sets_dir: Path, name: str, options: TextBuildOptions, backend: C
             per_article[document + 1].append(k)
     keys = frozenset(k for ks in per_article.values() for k in ks)
     return SetFacts(name, len(corpora.documents), len(record.facts), seconds, corpus.extractor_version,
-                    {a: tuple(ks) for a, ks in sorted(per_article.items())}, keys)
+                    {a: tuple(ks) for a, ks in sorted(per_article.items())}, keys, corpus.extractor_notes)
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class SetScore:
     agreement: Agreement | None
     judged: JudgedPrecision | None
     unmatched: tuple[tuple[int, Key], ...] = ()   # graph facts no annotator has: (article, key)
+    notes: str = ""                               # the extractor's summary (refused, repaired, unanswered)
 
     @property
     def facts_per_article(self) -> float:
@@ -222,7 +224,7 @@ def score_set(sets_dir: Path, name: str, options: TextBuildOptions, records: dic
                       if golds and not any(lenient(p, g) for g in every[art]))
     record = records.get(name)
     return SetScore(name, record.read if record else False, 1, found.articles, found.facts, found.seconds, scores,
-                    agreed, judged_precision(sets_dir, record, options.extractor, found), unmatched)
+                    agreed, judged_precision(sets_dir, record, options.extractor, found), unmatched, found.notes)
 
 
 def pool(name: str, scores: list[SetScore]) -> SetScore:

@@ -18,7 +18,6 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Mapping
 
-from spacy.lookups import load_lookups
 
 
 def _data(name: str) -> dict:
@@ -118,6 +117,9 @@ def country_aliases() -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def lemma_table():
     """spaCy's English lookup lemmas: inflected form -> lemma ("schools" -> "school")."""
+    # spaCy (and through it torch) is loaded here, not when the lexicons are: every command
+    # reads the lexicon versions, few need lemmas
+    from spacy.lookups import load_lookups
     return load_lookups("en", ["lemma_lookup"]).get_table("lemma_lookup")
 
 

@@ -10,7 +10,8 @@ vLLM, llama.cpp's server or Ollama; or a local causal LM folder).
 - **Batches:** ``passages_per_request`` passages per request, ``workers`` requests at once.
 - **Failures:** a failed call (HTTP error, timeout) or an unreadable reply is asked again up
   to ``retries`` times; a passage the reply skipped is asked again alone. When that is spent,
-  ``ExtractionError`` names the passage and the build stops before anything is written.
+  ``ExtractionError`` names the passage and the build stops before anything is written; or,
+  with ``skip_unanswered``, the passage gives no facts and is counted in the summary.
 - **Cache:** with a cache folder, each passage's validated facts are kept under the SHA-256 of
   (extractor version, passage text), so a build stopped half-way, or run again, asks only for
   passages it has not read.
@@ -109,12 +110,14 @@ class LLMStats:
     requests: int = 0
     retries: int = 0
     repaired: int = 0
+    unanswered: int = 0   # passages skipped with no usable answer (skip_unanswered)
     rejected: Counter | None = None
 
     def summary(self) -> str:
         rejected = ", ".join(f"{n} {reason}" for reason, n in sorted((self.rejected or Counter()).items()))
         return (f"llm extractor: {self.passages} passages ({self.cached} from the cache), {self.requests} requests, "
-                f"{self.retries} asked again, {self.repaired} replies repaired; facts refused: {rejected or 'none'}")
+                f"{self.retries} asked again, {self.repaired} replies repaired, {self.unanswered} passages never "
+                f"answered; facts refused: {rejected or 'none'}")
 
 
 class LLMExtractor:
@@ -123,7 +126,8 @@ class LLMExtractor:
     name = "llm"
 
     def __init__(self, backend: ChatBackend, model: str, *, prompt: TriplePrompt | None = None,
-                 passages_per_request: int = 4, workers: int = 4, retries: int = 2, cache: Path | None = None):
+                 passages_per_request: int = 4, workers: int = 4, retries: int = 2, cache: Path | None = None,
+                 skip_unanswered: bool = False):
         self.backend = backend
         self.prompt = prompt or load_prompt()
         self.inventory = sorted(relations().values(), key=lambda r: r.id)
@@ -132,6 +136,7 @@ class LLMExtractor:
         self.batch_passages = passages_per_request * workers
         self.passages_per_request, self.workers, self.retries = passages_per_request, workers, retries
         self.cache = Path(cache) if cache is not None else None
+        self.skip_unanswered = skip_unanswered
         self.stats = LLMStats(rejected=Counter())
 
     @classmethod
@@ -142,7 +147,7 @@ class LLMExtractor:
         model = llm.model if llm.source.startswith(("http://", "https://")) else Path(llm.source).name
         return cls(backend, model, prompt=load_prompt(llm.prompt) if llm.prompt else None,
                    passages_per_request=llm.passages_per_request, workers=llm.workers, retries=llm.retries,
-                   cache=llm.cache)
+                   cache=llm.cache, skip_unanswered=llm.skip_unanswered)
 
     def summary(self) -> str:
         return self.stats.summary()
@@ -178,9 +183,7 @@ class LLMExtractor:
             except (BackendCallError, ReplyError) as e:
                 tries += 1
                 if tries > self.retries:
-                    raise ExtractionError(pending[0].key, f"the llm extractor got no usable answer for this "
-                                                          f"passage{'s' if len(pending) > 1 else ''} after "
-                                                          f"{tries} tries: {e}") from e
+                    return {**out, **self._give_up(pending, f"got no usable answer after {tries} tries: {e}")}
                 self.stats.retries += 1
                 note = f"\n\nYour last reply could not be used ({e}). Reply with the JSON object only."
                 time.sleep(RETRY_PAUSE_SECONDS * tries)
@@ -193,11 +196,20 @@ class LLMExtractor:
             if pending:
                 tries += 1
                 if tries > self.retries:
-                    raise ExtractionError(pending[0].key, f"the llm extractor's replies never answered for this "
-                                                          f"passage ({tries} tries)")
+                    return {**out, **self._give_up(pending, f"never answered for it in {tries} tries")}
                 self.stats.retries += 1
                 note = ""
         return out
+
+    def _give_up(self, pending: list[Passage], why: str) -> dict[str, list[Fact]]:
+        """No facts for ``pending`` when unanswered passages are skipped (counted, not cached:
+        a rerun asks again); else the error that stops the build."""
+        if not self.skip_unanswered:
+            more = f" (and {len(pending) - 1} more passages of its request)" if len(pending) > 1 else ""
+            raise ExtractionError(pending[0].key, f"the llm extractor {why}{more}; --extractor-skip-unanswered "
+                                                  "reads on without them")
+        self.stats.unanswered += len(pending)
+        return {p.key: [] for p in pending}
 
     def _request(self, numbered: dict[int, Passage], note: str) -> ParsedReply:
         system, user = self.prompt.render(self.inventory, [(i, p.text) for i, p in numbered.items()])

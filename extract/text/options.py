@@ -26,6 +26,7 @@ class LLMExtractorOptions:
     workers: int = 4                     # requests in flight at once (a server batches them)
     retries: int = 2                     # a failed or unreadable request is asked again this many times
     cache: Path | None = None            # a folder of answers by passage hash; None: no cache
+    skip_unanswered: bool = False        # a passage never answered gives no facts (counted) instead of an error
 
     def __post_init__(self):
         if not self.source.strip():

@@ -197,8 +197,12 @@ def test_repairs_retries_and_skipped_passages(model):
 
 def test_a_passage_never_answered_is_an_error_naming_it(model):
     ex = extractor(model, timeout=0.3, passages_per_request=1, retries=1)
-    with pytest.raises(ExtractionError, match=r"g/forget/doc/1/0: the llm extractor got no usable answer .* 2 tries"):
+    with pytest.raises(ExtractionError, match=r"g/forget/doc/1/0: the llm extractor got no usable answer after 2 tries"):
         ex.extract(segments("Ada Lovelace was born in London.", "NEVER answered."))
+    reading_on = extractor(model, timeout=0.3, passages_per_request=1, retries=0, skip_unanswered=True)
+    got = reading_on.extract(segments("Ada Lovelace was born in London.", "NEVER answered.", "BROKEN here."))
+    assert [(t.head, t.tail) for t in got] == [("Ada Lovelace", "London")]
+    assert reading_on.stats.unanswered == 2 and "2 passages never answered" in reading_on.summary()
 
 
 def test_the_cache_answers_a_second_build_without_asking(model, tmp_path):
