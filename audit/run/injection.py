@@ -26,6 +26,7 @@ import torch
 from audit.config import InjectionConfig, as_dict, parse_scratch
 from audit.measure import evaluate as E
 from audit.models.encoding import PROMPT_VERSION, QAEncoder
+from audit.models.file_lock import exclusive
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
 from audit.models.masks import restrict_gradients
@@ -111,10 +112,19 @@ def inject(model_spec: str, graph: str, graph_sha256: str, edges: dict[str, Edge
                          "mean_rouge1": None}, cached=True)
     key = cache_key(model_spec, graph_sha256, config, texts, groups)
     folder = cache_dir / "injected" / key
-    if (folder / INFO_FILE).exists():
-        info = json.loads((folder / INFO_FILE).read_text())
-        return _injected(folder, info, cached=True)
+    # One process trains a given injected model; another (an experiment's worker) waits, then
+    # finds it in the cache.
+    with exclusive(cache_dir / "injected" / f".{key}.lock"):
+        if (folder / INFO_FILE).exists():
+            info = json.loads((folder / INFO_FILE).read_text())
+            return _injected(folder, info, cached=True)
+        return _train_into_cache(model_spec, graph, edges, config, hardware, cache_dir, key, texts, groups)
 
+
+def _train_into_cache(model_spec: str, graph: str, edges: dict[str, Edge], config: InjectionConfig,
+                      hardware: Hardware, cache_dir: Path, key: str, texts: InjectionTexts | None,
+                      groups: EdgeGroups | None) -> Injected:
+    folder = cache_dir / "injected" / key
     remove_stale_staging(cache_dir / "injected")
     staging = cache_dir / "injected" / f".{key}.{os.getpid()}.tmp"
     shutil.rmtree(staging, ignore_errors=True)

@@ -55,3 +55,25 @@ def test_each_progress_line_shows_the_recall_of_its_own_epoch(store, tmp_path, c
     assert [line["epoch"] for line in log] == [1, 2, 3, 4]
     assert all(line["loss"] > 0 and line["seconds"] > 0 for line in log)
     assert f"loss {log[-1]['loss']:.3f}" in by_epoch[4]   # the line's loss is the epoch's mean
+
+
+def _inject_in_another_process(args) -> tuple[bool, int]:
+    edges, cache = args
+    injected = inject("scratch:tiny", "one", "sha-one", edges, InjectionConfig(max_epochs=3, eval_every=3),
+                      select_hardware("cpu"), cache)
+    return injected.cached, len(injected.info["loss_log"])
+
+
+def test_two_workers_asking_for_one_injected_model_train_it_once(store, tmp_path):
+    import multiprocessing
+
+    path = tmp_path / "one.json"
+    write_dataset(generate_pistol([("0", "1")], seed=3), path)
+    write_graph(store, load_pistol(path, graph="one"))
+    edges = dict(load_graph_edges(store, "one"))
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        results = pool.map(_inject_in_another_process, [(edges, tmp_path / "cache")] * 2)
+    # one trained it (3 epochs logged), the other waited and found it in the cache
+    assert sorted(cached for cached, _ in results) == [False, True]
+    assert {epochs for _, epochs in results} == {3}
+    assert [p.name for p in (tmp_path / "cache" / "injected").iterdir() if not p.name.startswith(".")] != []
