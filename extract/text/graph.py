@@ -179,7 +179,10 @@ def corpus_sha256(reports: list[CorpusReport], options: TextBuildOptions) -> str
     h = hashlib.sha256()
     for report in reports:
         h.update(f"{report.split}\0{Path(report.path).name}\0{report.sha256}".encode())
-    llm = (options.llm.source, options.llm.model, options.llm.prompt) if options.llm else None
+    llm = None
+    if options.llm is not None:   # the prompt by its content: an edited file is another build
+        prompt = hashlib.sha256(Path(options.llm.prompt).read_bytes()).hexdigest() if options.llm.prompt else None
+        llm = (options.llm.source, options.llm.model, prompt, options.llm.skip_unanswered)
     h.update(repr((options.extractor, options.spacy_model, options.rebel_model, llm, options.passage_tokens,
                    options.passage_sentences, options.corpus, relations_version(), lexicon_versions())).encode())
     return h.hexdigest()

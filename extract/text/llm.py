@@ -9,7 +9,8 @@ vLLM, llama.cpp's server or Ollama; or a local causal LM folder).
 
 - **Batches:** ``passages_per_request`` passages per request, ``workers`` requests at once.
 - **Failures:** a failed call (HTTP error, timeout) or an unreadable reply is asked again up
-  to ``retries`` times; a passage the reply skipped is asked again alone. When that is spent,
+  to ``retries`` times; passages the reply skipped, or was cut short in, are asked again
+  without the others (one cut short when asked alone keeps its complete facts, uncached). When that is spent,
   ``ExtractionError`` names the passage and the build stops before anything is written; or,
   with ``skip_unanswered``, the passage gives no facts and is counted in the summary.
 - **Cache:** with a cache folder, each passage's validated facts are kept under the SHA-256 of
@@ -28,6 +29,7 @@ import os
 import re
 import string
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -39,7 +41,7 @@ from pathlib import Path
 from graphstore.errors import BackendCallError, ConfigError, InputDataError
 
 from extract.text.extractors import ChatBackend, Segment
-from extract.text.llm_reply import Fact, ParsedReply, ReplyError, parse_reply
+from extract.text.llm_reply import Fact, ParsedReply, ReplyError, in_text, parse_reply
 from extract.text.normalize import Relation, relations, relations_version
 from extract.text.options import TextBuildOptions
 from extract.text.units import Passage, Triple
@@ -110,14 +112,15 @@ class LLMStats:
     requests: int = 0
     retries: int = 0
     repaired: int = 0
+    cut: int = 0          # passages whose reply was cut short even when asked alone (complete facts kept)
     unanswered: int = 0   # passages skipped with no usable answer (skip_unanswered)
     rejected: Counter | None = None
 
     def summary(self) -> str:
         rejected = ", ".join(f"{n} {reason}" for reason, n in sorted((self.rejected or Counter()).items()))
         return (f"llm extractor: {self.passages} passages ({self.cached} from the cache), {self.requests} requests, "
-                f"{self.retries} asked again, {self.repaired} replies repaired, {self.unanswered} passages never "
-                f"answered; facts refused: {rejected or 'none'}")
+                f"{self.retries} asked again, {self.repaired} replies repaired, {self.cut} cut short alone, "
+                f"{self.unanswered} passages never answered; facts refused: {rejected or 'none'}")
 
 
 class LLMExtractor:
@@ -127,7 +130,7 @@ class LLMExtractor:
 
     def __init__(self, backend: ChatBackend, model: str, *, prompt: TriplePrompt | None = None,
                  passages_per_request: int = 4, workers: int = 4, retries: int = 2, cache: Path | None = None,
-                 skip_unanswered: bool = False):
+                 skip_unanswered: bool = False, source: str = ""):
         self.backend = backend
         self.prompt = prompt or load_prompt()
         self.inventory = sorted(relations().values(), key=lambda r: r.id)
@@ -138,6 +141,10 @@ class LLMExtractor:
         self.cache = Path(cache) if cache is not None else None
         self.skip_unanswered = skip_unanswered
         self.stats = LLMStats(rejected=Counter())
+        self._stats_lock = threading.Lock()
+        # a cached answer is this model's, from this server, to this very prompt text
+        self._cache_salt = hashlib.sha256("\0".join((self.version, source, self.prompt.system,
+                                                     self.prompt.user)).encode()).hexdigest()
 
     @classmethod
     def from_options(cls, options: TextBuildOptions, backend: ChatBackend | None) -> LLMExtractor:
@@ -147,7 +154,7 @@ class LLMExtractor:
         model = llm.model if llm.source.startswith(("http://", "https://")) else Path(llm.source).name
         return cls(backend, model, prompt=load_prompt(llm.prompt) if llm.prompt else None,
                    passages_per_request=llm.passages_per_request, workers=llm.workers, retries=llm.retries,
-                   cache=llm.cache, skip_unanswered=llm.skip_unanswered)
+                   cache=llm.cache, skip_unanswered=llm.skip_unanswered, source=llm.source)
 
     def summary(self) -> str:
         return self.stats.summary()
@@ -184,20 +191,29 @@ class LLMExtractor:
                 tries += 1
                 if tries > self.retries:
                     return {**out, **self._give_up(pending, f"got no usable answer after {tries} tries: {e}")}
-                self.stats.retries += 1
+                self._count(retries=1)
                 note = f"\n\nYour last reply could not be used ({e}). Reply with the JSON object only."
                 time.sleep(RETRY_PAUSE_SECONDS * tries)
                 continue
+            again = list(parsed.missing)
             for i, passage in numbered.items():
-                if i in parsed.facts:
-                    out[passage.key] = parsed.facts[i]
+                if i not in parsed.facts:
+                    continue
+                if i in parsed.partial and len(numbered) > 1:
+                    again.append(i)        # cut short with others: asked again with fewer
+                    continue
+                out[passage.key] = parsed.facts[i]
+                if i in parsed.partial:    # cut short alone: its complete facts kept, not cached
+                    self._count(cut=1)
+                else:
                     self._store(passage, parsed.facts[i])
+            parsed.missing = sorted(again)
             pending = [numbered[i] for i in parsed.missing]
             if pending:
                 tries += 1
                 if tries > self.retries:
                     return {**out, **self._give_up(pending, f"never answered for it in {tries} tries")}
-                self.stats.retries += 1
+                self._count(retries=1)
                 note = ""
         return out
 
@@ -208,31 +224,38 @@ class LLMExtractor:
             more = f" (and {len(pending) - 1} more passages of its request)" if len(pending) > 1 else ""
             raise ExtractionError(pending[0].key, f"the llm extractor {why}{more}; --extractor-skip-unanswered "
                                                   "reads on without them")
-        self.stats.unanswered += len(pending)
+        self._count(unanswered=len(pending))
         return {p.key: [] for p in pending}
 
     def _request(self, numbered: dict[int, Passage], note: str) -> ParsedReply:
         system, user = self.prompt.render(self.inventory, [(i, p.text) for i, p in numbered.items()])
-        self.stats.requests += 1
+        self._count(requests=1)
         reply = self.backend.complete(system, user + note)
         parsed = parse_reply(reply, {i: p.text for i, p in numbered.items()}, self.relation_ids)
-        self.stats.repaired += parsed.repaired
-        assert self.stats.rejected is not None
-        self.stats.rejected.update(parsed.rejected)
+        self._count(repaired=int(parsed.repaired), rejected=parsed.rejected)
         return parsed
+
+    def _count(self, rejected: Counter | None = None, **counts: int) -> None:
+        """Add to the stats; requests run in several threads at once."""
+        with self._stats_lock:
+            for name, n in counts.items():
+                setattr(self.stats, name, getattr(self.stats, name) + n)
+            if rejected:
+                assert self.stats.rejected is not None
+                self.stats.rejected.update(rejected)
 
     def _triple(self, passage: Passage, fact: Fact) -> Triple:
         relation = relations()[fact.relation]
         start, end = _span(passage, fact)
         return Triple(fact.head, fact.relation, fact.tail, passage.key, self.name, relation.head, relation.tail,
-                      passage.text[start:end] if start >= 0 else passage.text, start, end)
+                      passage.text[start:end] if start >= 0 else (fact.evidence or passage.text), start, end)
 
     # -- cache ---------------------------------------------------------------------------
 
     def _cache_file(self, passage: Passage) -> Path | None:
         if self.cache is None:
             return None
-        digest = hashlib.sha256(f"{self.version}\0{passage.text}".encode()).hexdigest()
+        digest = hashlib.sha256(f"{self._cache_salt}\0{passage.text}".encode()).hexdigest()
         return self.cache / digest[:2] / f"{digest}.json"
 
     def _cached(self, passage: Passage) -> list[Fact] | None:
@@ -241,8 +264,8 @@ class LLMExtractor:
             return None
         try:
             return [Fact(**f) for f in json.loads(path.read_text("utf-8"))["facts"]]
-        except (ValueError, KeyError, TypeError):
-            return None   # a damaged entry is asked again, and replaced
+        except (OSError, ValueError, KeyError, TypeError):
+            return None   # a damaged or unreadable entry is asked again, and replaced
 
     def _store(self, passage: Passage, facts: list[Fact]) -> None:
         path = self._cache_file(passage)
@@ -253,12 +276,13 @@ class LLMExtractor:
                            "facts": [f.__dict__ for f in facts]}, ensure_ascii=False)
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False) as tmp:
             tmp.write(body)
+        os.chmod(tmp.name, 0o644)    # a cache shared between users stays readable
         os.replace(tmp.name, path)   # a reader sees the whole entry or none
 
 
 def _span(passage: Passage, fact: Fact) -> tuple[int, int]:
     """The evidence's span in the passage; else the first sentence naming head and tail; else
-    the whole passage."""
+    (-1, -1): not known."""
     text = passage.text
     if fact.evidence:
         at = text.find(fact.evidence)
@@ -266,7 +290,7 @@ def _span(passage: Passage, fact: Fact) -> tuple[int, int]:
             return at, at + len(fact.evidence)
     spans = list(passage.sentences) or [(m.start(), m.end()) for m in re.finditer(r"[^.!?]+[.!?]*", text)]
     for start, end in spans:
-        piece = text[start:end].lower()
-        if fact.head.lower() in piece and fact.tail.lower() in piece:
+        piece = text[start:end]
+        if in_text(fact.head, piece) and in_text(fact.tail, piece):
             return start, end
-    return 0, len(text)
+    return -1, -1

@@ -24,7 +24,7 @@ from cli.main import cli
 from extract.text.catalog import create_extractor, extractor_names
 from extract.text.extractors import Segment
 from extract.text.llm import ExtractionError, LLMExtractor, load_prompt
-from extract.text.llm_reply import Fact, ReplyError, parse_reply, repair_json
+from extract.text.llm_reply import Fact, ReplyError, check_fact, parse_reply, repair_json
 from extract.text.options import LLMExtractorOptions, TextBuildOptions
 from extract.text.units import Passage
 from graphstore.errors import ConfigError, InputDataError
@@ -148,13 +148,35 @@ def test_a_cut_reply_keeps_its_complete_facts_and_prose_is_refused():
     text = json.dumps(whole)
     cut = text[:text.index('"tail": "D"')]
     assert repair_json(cut) == ({"passages": [{"id": 1, "facts": [{"head": "A", "relation": "P19", "tail": "B"}]}]},
-                                True)
-    assert repair_json('{"a": [1, 2,],}') == ({"a": [1, 2]}, True)
-    assert repair_json(text) == (whole, False)
+                                True, True)
+    assert repair_json('{"facts": [1, 2,],}') == ({"facts": [1, 2]}, True, False)
+    assert repair_json(text) == (whole, False, False)
+    # a preamble with braces of its own, a reasoning block: the object the reply is for
+    assert repair_json("Passage [1]: {x} <think>{\"passages\": 0}</think> " + text).value == whole
     with pytest.raises(ReplyError, match="no_json"):
         repair_json("I could not find any facts.")
     with pytest.raises(ReplyError, match="no_passages_list"):
         parse_reply('{"facts": []}', {1: "x", 2: "y"}, RELATION_IDS)
+    # the passage a cut reply was answering is marked: its facts may be incomplete
+    two = json.dumps({"passages": [{"id": 1, "facts": []}, {"id": 2, "facts": [
+        {"head": "Ada", "relation": "P19", "tail": "London"}, {"head": "Ada", "relation": "P19", "tail": "Paris"}]}]})
+    parsed = parse_reply(two[:two.index('"tail": "Paris"')], {1: "x", 2: "Ada was born in London."}, RELATION_IDS)
+    assert parsed.facts == {1: [], 2: [Fact("Ada", "P19", "London")]} and parsed.partial == [2]
+
+
+@pytest.mark.parametrize("raw_id, kept", [(1, True), ("1", True), (1.0, True), (True, False), ("\u00b2", False),
+                                          ("x", False), (None, False)])
+def test_a_passage_id_is_read_as_models_write_it(raw_id, kept):
+    reply = json.dumps({"passages": [{"id": raw_id, "facts": []}]})
+    parsed = parse_reply(reply, {1: "text"}, RELATION_IDS)
+    assert (parsed.facts == {1: []}) is kept and parsed.rejected["bad_passage_entry"] == (0 if kept else 1)
+
+
+def test_names_are_grounded_as_whole_words_whatever_the_typography():
+    passage = "Sea\u0301n O\u2019Brien was born in Z\u00fcrich; Albert stayed."
+    fact = {"relation": "P19", "tail": "Z\u00fcrich"}
+    assert check_fact({**fact, "head": "Se\u00e1n O'Brien"}, passage, RELATION_IDS)[1] == ""   # NFKC, quote
+    assert check_fact({**fact, "head": "Al"}, passage, RELATION_IDS)[1] == "not_in_passage"       # not a word
 
 
 # --- asking a server ---------------------------------------------------------------------
