@@ -79,6 +79,8 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     from audit.experiment.workers import Workers
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    if ray_address is not None and not ray_address.strip():
+        raise click.UsageError("--ray needs an address: HOST:6379 of `ray start --head`, or ray://HOST:10001")
     if workers is not None and ray_address is not None:
         raise click.UsageError("give --workers N (a local Ray cluster) or --ray ADDRESS (an existing one), not both")
     if gpus_per_cell is not None and workers is None and ray_address is None:

@@ -74,14 +74,19 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
         if settings is None:
             raise ValueError("workers open their own connections: pass the store's settings")
         cluster = W.start(workers, settings)
-        report(cluster.describe())
     try:
-        _ensure_graphs(store, spec, report)
-        _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
-    except BaseException:
+        if cluster is not None:
+            report(cluster.describe())
+        return _run(store, spec, cache_dir, replace, report, existing, cluster, settings)
+    finally:
         if cluster is not None:
             W.stop()
-        raise
+
+
+def _run(store, spec: ExperimentSpec, cache_dir: Path, replace: bool, report, existing, cluster,
+         settings) -> ExperimentOutcome:
+    _ensure_graphs(store, spec, report)
+    _check_selectors(store, spec)   # a bad cell is refused before the Experiment node is written
     now = R.now()
     R.update_experiment(store, spec.name, file=str(spec.path), sha256=spec.sha256, description=spec.description,
                       grid=_grid_record(spec), status=R.RUNNING, error=None, cells_done=None, ended_at=None,
@@ -100,9 +105,6 @@ def run_experiment(store: GraphStore, spec: ExperimentSpec, cache_dir: Path, rep
     except Exception as e:
         R.update_experiment(store, spec.name, status=R.FAILED, ended_at=R.now(), error=str(e)[:500])
         raise
-    finally:
-        if cluster is not None:
-            W.stop()
     R.update_experiment(store, spec.name, status=R.DONE, ended_at=R.now(), cells_done=len(cells))
     return ExperimentOutcome(spec.name, len(cells), ran, skipped, choices)
 

@@ -25,6 +25,7 @@ import dataclasses
 import os
 import socket
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from graphstore.errors import ConfigError, StoreError
 from graphstore.settings import ConnectionSettings
 
 CELL_RETRIES = 2            # Ray retries a cell whose worker process died this many times
-CONNECT_TIMEOUT_S = 60      # how long to wait for an existing cluster's head
+PROBE_TIMEOUT_S = 60        # how long a node's probe may take to open the graph
 
 
 @dataclass(frozen=True)
@@ -118,17 +119,18 @@ def stop() -> None:
 
 def _check_reachable(address: str) -> None:
     """A Ray address that does not answer is refused in seconds, not after Ray's long wait."""
-    if address == "auto" or address.startswith("ray://"):
-        host_port = address.removeprefix("ray://") if address != "auto" else ""
-    else:
-        host_port = address
-    if not host_port:
+    if address == "auto":   # the cluster this machine runs: Ray finds it or says it has none
         return
-    host, _, port = host_port.rpartition(":")
-    if not host or not port.isdigit():
-        raise ConfigError(f"--ray {address!r}: expected HOST:PORT (the head's GCS port, 6379) or ray://HOST:PORT")
+    parts = urllib.parse.urlsplit(address if "://" in address else f"//{address}")
     try:
-        socket.create_connection((host, int(port)), timeout=5).close()
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or port is None:
+        raise ConfigError(f"--ray {address!r}: expected HOST:PORT (the head's GCS port, 6379), [IPv6]:PORT or "
+                          "ray://HOST:PORT")
+    try:
+        socket.create_connection((host, port), timeout=5).close()
     except OSError as e:
         raise ConfigError(f"--ray {address}: nothing answers there ({e}); is `ray start --head` running on "
                           "that machine, and is the port open?") from e
@@ -143,6 +145,10 @@ def _check(ray, workers: Workers, settings: ConnectionSettings) -> Cluster:
     if per_cell > most_gpus:
         raise ConfigError(f"a cell asks for {per_cell:g} GPU(s) but no node of the cluster has that many "
                           f"(the most on one node: {most_gpus:g}); lower --gpus-per-cell")
+    if settings.embedded and workers.address is not None and workers.address.startswith("ray://"):
+        raise ConfigError(f"the graph is the embedded store in {settings.store_dir}, on this machine, and ray:// "
+                          "runs every task on the cluster's machines: give a Neo4j URI every worker can reach "
+                          "(--uri bolt://host:7687)")
     if settings.embedded:
         elsewhere = embedded_elsewhere(nodes, ray.get_runtime_context().get_node_id())
         if elsewhere:
@@ -181,7 +187,7 @@ def _probe_nodes(ray, nodes: list[dict], settings: ConnectionSettings) -> None:
     for node in nodes:
         strategy = NodeAffinitySchedulingStrategy(node_id=node["NodeID"], soft=False)
         try:
-            ray.get(probe.options(scheduling_strategy=strategy).remote(settings), timeout=CONNECT_TIMEOUT_S)
+            ray.get(probe.options(scheduling_strategy=strategy).remote(settings), timeout=PROBE_TIMEOUT_S)
         except Exception as e:   # a task's error arrives wrapped: say which node and what it said
             cause = getattr(e, "cause", None) or e
             raise StoreError(f"a worker on {node['NodeManagerAddress']} cannot reach the graph: "

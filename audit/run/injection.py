@@ -125,7 +125,7 @@ def _train_into_cache(model_spec: str, graph: str, edges: dict[str, Edge], confi
                       hardware: Hardware, cache_dir: Path, key: str, texts: InjectionTexts | None,
                       groups: EdgeGroups | None) -> Injected:
     folder = cache_dir / "injected" / key
-    remove_stale_staging(cache_dir / "injected")
+    remove_stale_staging(cache_dir / "injected", key)   # under the key's lock: only this key's, whose pids are here
     staging = cache_dir / "injected" / f".{key}.{os.getpid()}.tmp"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -142,11 +142,13 @@ def _train_into_cache(model_spec: str, graph: str, edges: dict[str, Edge], confi
     return _injected(folder, json.loads((folder / INFO_FILE).read_text()), cached=False)
 
 
-def remove_stale_staging(folder: Path) -> list[Path]:
-    """Remove the staging folders (``.<key>.<pid>.tmp``) of injections whose process is gone
-    (killed part-way); a live process's folder is left alone. Returns what was removed."""
+def remove_stale_staging(folder: Path, key: str | None = None) -> list[Path]:
+    """Remove the staging folders (``.<key>.<pid>.tmp``; of ``key`` only, when given) of
+    injections whose process is gone (killed part-way); a live process's folder is left alone.
+    Returns what was removed. A pid is only known dead on its own machine: with a cache shared
+    by several machines, call it with the key whose lock is held."""
     removed = []
-    for staging in folder.glob(".*.tmp") if folder.is_dir() else ():
+    for staging in folder.glob(f".{key}.*.tmp" if key else ".*.tmp") if folder.is_dir() else ():
         try:
             pid = int(staging.name.rsplit(".", 2)[-2])
         except (ValueError, IndexError):

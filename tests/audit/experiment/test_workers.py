@@ -111,6 +111,8 @@ def test_a_killed_worker_has_its_cell_retried_and_resumed(store, settings, tmp_p
     (["--ray", "no-port-here"], "Error: --ray 'no-port-here': expected HOST:PORT"),
     (["--workers", "1", "--gpus-per-cell", "1"], "Error: a cell asks for 1 GPU(s) but no node of the cluster has"),
     (["--workers", "1", "--ray", "127.0.0.1:6379"], "Error: give --workers N (a local Ray cluster) or --ray"),
+    (["--ray", "[::1]:1"], "Error: --ray [::1]:1: nothing answers there"),
+    (["--ray", ""], "Error: --ray needs an address"),
 ])
 def test_a_bad_cluster_setting_is_one_error_before_anything_is_written(store, store_args, tmp_path, args, message):
     before = store_checksum(store)
