@@ -33,6 +33,7 @@ from pathlib import Path
 from audit.experiment.grid import Cell
 from audit.experiment.spec import ExperimentSpec
 from graphstore import GraphStore
+from graphstore import queries as Q
 from graphstore.errors import ConfigError, StoreError
 from graphstore.settings import ConnectionSettings
 
@@ -176,7 +177,7 @@ def worker_settings(settings: ConnectionSettings) -> ConnectionSettings:
 
 def _probe(settings: ConnectionSettings) -> str:
     with GraphStore.open(settings) as store:
-        store.read("RETURN 1 AS one")
+        store.read(Q.GRAPH_LIST)   # the graphs there: the connection, the database and a read all work
     return socket.gethostname()
 
 
