@@ -27,7 +27,8 @@ import re
 from pathlib import Path
 
 from extract.text.gold import NEWS_SETS, wilson
-from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
+from extract.text.graph import extract_corpora, read_corpora, text_graph_record
+from extract.text.options import TextBuildOptions
 
 _ROW = re.compile(r"^\| (\d+) \| (P\d+) [^|]*\|.*\| ([yn?]?) \|$")
 

@@ -47,7 +47,8 @@ MARKERS = ["<triplet>", "<subj>", "<obj>"]
 def news_passages() -> list[dict]:
     """Every news article, segmented as ``audit build`` segments it."""
     from extract.text.corpus import read_corpus
-    from extract.text.graph import TextBuildOptions, segment
+    from extract.text.graph import segment
+    from extract.text.options import TextBuildOptions
     from extract.text.nlp import load_pipeline
 
     options = TextBuildOptions()

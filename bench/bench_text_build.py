@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from audit.questions.templates import add_questions
-from extract.text.graph import TextBuildOptions, corpus_sha256, extract_corpora, read_corpora, text_graph_record
+from extract.text.graph import corpus_sha256, extract_corpora, read_corpora, text_graph_record
+from extract.text.options import TextBuildOptions
 from graphstore import ConnectionSettings, GraphStore
 from graphstore import queries as Q
 from graphstore.embedded import EmbeddedServer

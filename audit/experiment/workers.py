@@ -157,8 +157,8 @@ def _check(ray, workers: Workers, settings: ConnectionSettings) -> Cluster:
                               f"cluster has workers elsewhere ({', '.join(elsewhere)}): give a Neo4j URI every "
                               "worker can reach (--uri bolt://host:7687)")
     cores = os.cpu_count() or 1
-    running = workers.count if workers.count is not None else max(1, int(cpus))
-    threads = max(1, cores // max(1, running)) if workers.count is not None else 1
+    # a local cluster shares this machine's cores; on a cluster, Ray gives a task one core
+    threads = max(1, cores // workers.count) if workers.count is not None else 1
     _probe_nodes(ray, nodes, worker_settings(settings))
     return Cluster(len(nodes), cpus, gpus, per_cell, threads)
 

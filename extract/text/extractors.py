@@ -56,6 +56,9 @@ class Extractor(Protocol):
     def extract(self, segments: Sequence[Segment]) -> list[Triple]:
         """The triples the passages state, each with its passage key and evidence span."""
 
+    def summary(self) -> str:
+        """What it dropped, repaired or could not read so far, for the build's notes ("" for nothing)."""
+
 
 class ExtractorClass(Protocol):
     """What the registry holds: a named class that builds itself from the build's options."""

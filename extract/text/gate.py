@@ -27,7 +27,8 @@ from graphstore.errors import InputDataError
 from extract.text.gold import (GoldFact, Key, SetRecord, gold_files, key, lenient, pair_match, read_gold, read_judged,
                                read_set_records, wilson)
 from extract.text.extractors import ChatBackend
-from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora, text_graph_record
+from extract.text.graph import extract_corpora, read_corpora, text_graph_record
+from extract.text.options import TextBuildOptions
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,6 @@ from extract.text.normalize import (NameIndex, canonical, display_name, normaliz
 from extract.text.options import TextBuildOptions
 from extract.text.units import Document, Passage, Triple
 
-__all__ = ["TextBuildOptions", "TextCorpus", "extract_corpora", "read_corpora", "segment", "text_graph_record"]
-
 if TYPE_CHECKING:  # spaCy is imported where a build runs
     from spacy.tokens import Span
 
@@ -136,7 +134,7 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
     prefixes = _file_prefixes(graph, [(split, path) for split, path, _ in corpora.files])
     extractor = create_extractor(options, backend)
     from extract.text.nlp import load_pipeline   # spaCy, where a build runs
-    nlp = getattr(extractor, "nlp", None) or load_pipeline(options.spacy_model)
+    nlp = load_pipeline(options.spacy_model)   # cached: the rules extractor's own pipeline
 
     passages: list[Passage] = []
     triples: list[Triple] = []
@@ -168,9 +166,8 @@ def extract_corpora(graph: str, corpora: Corpora, options: TextBuildOptions,
     if pending:
         extract_pending()
     kept = [t for t in triples if len(t.head) <= MAX_NAME_CHARS and len(t.tail) <= MAX_NAME_CHARS]
-    summary = getattr(extractor, "summary", None)
     return TextCorpus(graph, corpora.documents, passages, kept, corpora.reports, len(triples) - len(kept),
-                      extractor.version, summary() if summary else "")
+                      extractor.version, extractor.summary())
 
 
 def corpus_sha256(reports: list[CorpusReport], options: TextBuildOptions) -> str:

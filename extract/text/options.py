@@ -1,6 +1,6 @@
 """How corpora become a graph: the options of a text build, checked in one place.
 
-``TextBuildOptions.extractor`` names a registered extractor (``extract.text.extractors``); the
+``TextBuildOptions.extractor`` names a registered extractor (``extract.text.catalog``); the
 options each one needs sit beside it (``rebel_*`` for REBEL, ``llm`` for the LLM extractor),
 and ``__post_init__`` refuses a combination that cannot run, before any file is read.
 """

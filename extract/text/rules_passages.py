@@ -34,7 +34,6 @@ class RulesPassages:
 
     def __init__(self, rules: RulesExtractor):
         self.rules = rules
-        self.nlp = rules.nlp
         self.version = f"rules:{rules.spacy_model}+{lexicon_versions()}+{relations_version()}"
 
     @classmethod

@@ -320,7 +320,8 @@ def test_a_build_batches_chunks_across_documents(trained_folder, tmp_path, monke
     """A news article is a few passages: batching within one document would leave a GPU
     batch mostly empty. The build pools the passages of several documents, and still resolves
     short mentions within each document."""
-    from extract.text.graph import TextBuildOptions, extract_corpora, read_corpora
+    from extract.text.graph import extract_corpora, read_corpora
+    from extract.text.options import TextBuildOptions
     from extract.text.normalize import rebel_relation_ids, resolve_short_mentions
 
     documents = list(TRAINING)  # one sentence, one passage, one chunk each
