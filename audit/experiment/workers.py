@@ -5,8 +5,8 @@
 
 Each cell is the same ``audit run`` as in one process (``cells.run_cell``), in a worker that
 opens its own connection to the store. A task asks for one CPU, and one GPU when the cluster
-has GPUs (``gpus_per_cell``); a worker's torch gets the machine's cores divided by the
-workers. What a worker needs is checked before any cell starts, each failure one clear
+has GPUs (``gpus_per_cell``); a worker's torch gets ``AUDIT_THREADS`` threads when it is
+set, else the machine's cores divided by the workers. What a worker needs is checked before any cell starts, each failure one clear
 error: Ray installed, the cluster reachable, the GPUs a cell asks for present on some node,
 the graph reachable from every node (a probe task on each), and no embedded store with a
 cluster that has machines other than this one (the embedded server lives in a folder here).
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from audit.experiment.grid import Cell
 from audit.experiment.spec import ExperimentSpec
+from audit.models.load import threads_given
 from graphstore import GraphStore
 from graphstore import queries as Q
 from graphstore.errors import ConfigError, StoreError
@@ -157,8 +158,9 @@ def _check(ray, workers: Workers, settings: ConnectionSettings) -> Cluster:
                               f"cluster has workers elsewhere ({', '.join(elsewhere)}): give a Neo4j URI every "
                               "worker can reach (--uri bolt://host:7687)")
     cores = os.cpu_count() or 1
-    # a local cluster shares this machine's cores; on a cluster, Ray gives a task one core
-    threads = max(1, cores // workers.count) if workers.count is not None else 1
+    # AUDIT_THREADS when given; else a local cluster shares this machine's cores, and on a
+    # cluster Ray gives a task one core
+    threads = threads_given() or (max(1, cores // workers.count) if workers.count is not None else 1)
     _probe_nodes(ray, nodes, worker_settings(settings))
     return Cluster(len(nodes), cpus, gpus, per_cell, threads)
 

@@ -82,17 +82,29 @@ def cpu_threads(cores: int | None = None, load: float | None = None) -> int:
 _threads_set = False
 
 
+def threads_given() -> int | None:
+    """The thread count ``AUDIT_THREADS`` gives, or None when it is not set.
+
+    Raises:
+        ConfigError: it is set to anything but a whole number of at least 1.
+    """
+    given = os.environ.get("AUDIT_THREADS")
+    if not given:
+        return None
+    if not given.isascii() or not given.isdigit() or int(given) < 1:
+        raise ConfigError(f"AUDIT_THREADS={given!r}: expected a whole number of threads, 1 or more")
+    return int(given)
+
+
 def _set_cpu_threads() -> None:
     """Once per process, before it adds load of its own: ``AUDIT_THREADS`` when given, torch's
     own choice when ``OMP_NUM_THREADS`` is set, else ``cpu_threads()``."""
     global _threads_set
     if _threads_set:
         return
-    given = os.environ.get("AUDIT_THREADS")
-    if given:
-        if not given.isascii() or not given.isdigit() or int(given) < 1:
-            raise ConfigError(f"AUDIT_THREADS={given!r}: expected a whole number of threads, 1 or more")
-        torch.set_num_threads(int(given))
+    given = threads_given()
+    if given is not None:
+        torch.set_num_threads(given)
     elif not os.environ.get("OMP_NUM_THREADS"):
         torch.set_num_threads(cpu_threads())
     _threads_set = True
