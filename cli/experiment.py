@@ -77,6 +77,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     from audit.views.report import table as markdown_table
 
     from audit.experiment.workers import Workers
+    from audit.models.ranks import launched
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     if ray_address is not None and not ray_address.strip():
@@ -85,6 +86,10 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
         raise click.UsageError("give --workers N (a local Ray cluster) or --ray ADDRESS (an existing one), not both")
     if gpus_per_cell is not None and workers is None and ray_address is None:
         raise click.UsageError("--gpus-per-cell goes with --workers or --ray")
+    if (workers or ray_address) and launched():
+        raise click.UsageError("--workers and --ray run cells on Ray, not under torchrun or accelerate launch: "
+                               "launch the experiment as one process, or without --workers to train each cell "
+                               "over the launched processes")
     pool = Workers(workers, ray_address, gpus_per_cell) if (workers or ray_address) else None
     spec = load_spec(file)
     for pair in pairs:   # refused before anything runs

@@ -111,7 +111,32 @@ for command in (build, edges, query, status, stats, coverage, generate, server, 
 
 
 def main() -> None:
-    cli(prog_name="audit")
+    if os.environ.get("WORLD_SIZE", "1") not in ("", "0", "1"):   # torchrun, accelerate launch: torch only then
+        launched_main()
+    else:
+        cli(prog_name="audit")
+
+
+def launched_main() -> None:
+    """One of several processes a launcher started (docs/scale.md): rank 0 runs the command,
+    leading the others into each training loop; the others follow (``audit.models.ranks``)."""
+    from audit.models import ranks as R
+
+    try:
+        here = R.current()
+    except AuditError as e:
+        if os.environ.get("RANK", "0") == "0":   # one line, not one per process
+            click.echo(error_line(str(e)), err=True)
+        sys.exit(1)
+    try:
+        if here.driver:
+            cli(prog_name="audit")
+        else:
+            set_quiet(True)
+            here.follow()
+    finally:
+        here.release()
+        R.close()
 
 
 if __name__ == "__main__":

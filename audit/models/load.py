@@ -115,8 +115,9 @@ def select_hardware(requested: str = "auto") -> Hardware:
     """``auto``: CUDA when present, else CPU. bf16 on CUDA when supported, float32 otherwise.
     The CPU's thread count is chosen by the load (``cpu_threads``), once per process."""
     _set_cpu_threads()
-    if requested == "auto":
-        requested = "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "auto":   # a launched run's rank takes its machine's GPU of its local rank
+        requested = ("cpu" if not torch.cuda.is_available() else
+                     f"cuda:{os.environ['LOCAL_RANK']}" if os.environ.get("LOCAL_RANK") else "cuda")
     if requested.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"--device {requested}: no CUDA device is visible to torch "
                           f"(torch {torch.__version__}); use --device cpu or install a CUDA build of torch")

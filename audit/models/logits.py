@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from audit.models.encoding import IGNORE
+from audit.models.ranks import BATCH_TOKENS
 
 
 def label_logits(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
@@ -39,4 +40,7 @@ def mean_nll(model, inputs: dict) -> torch.Tensor:
     """Mean next-token negative log-likelihood over the labelled tokens of the batch (what
     transformers' ``model(**inputs).loss`` computes, on the labelled positions only)."""
     logits, targets = label_logits(model, inputs["input_ids"], inputs["attention_mask"], inputs["labels"])
-    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE)
+    logits, targets = logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1)
+    if BATCH_TOKENS in inputs:   # one rank's rows of a batch: their share of the batch's mean (audit.models.ranks)
+        return F.cross_entropy(logits, targets, ignore_index=IGNORE, reduction="sum") / inputs[BATCH_TOKENS]
+    return F.cross_entropy(logits, targets, ignore_index=IGNORE)

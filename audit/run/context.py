@@ -7,24 +7,25 @@ same phases (unlearn, measure after, resurfacing) run over each (``audit/run/pha
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import torch
 
 from audit.measure import evaluate as E
 from audit.models.encoding import QAEncoder
 from audit.run import resurfacing as C
 from audit.run import summaries as S
 from audit.run import training_data as T
-from audit.models.masks import Masks, restrict_gradients
+from audit.models.masks import Masks
+from audit.models.ranks import current
 from audit.run.injection import Injected
 from audit.run.lifecycle import RunState
 from audit.run.memorization import UnlearningMemorization
 from audit.run.plan import RunPlan
 from audit.run.record import RunRecord
-from audit.run.unlearning import Unlearner
+from audit.run.unlearning import MaskFilter, Peers, Unlearner
 from audit.types import UTILITY_EDGE, QAExample
 from graphstore import GraphStore
 from graphstore.errors import ConfigError
@@ -105,10 +106,17 @@ class RunContext:
         """The adapters on the injected model, added when first asked (after the measures before)."""
         if self._unlearner is None:
             p = self.plan
-            self._unlearner = Unlearner(self.model, self.qa_encoder, p.method, p.request.unlearn, p.hardware.device)
+            ranks, peers = current(), None
+            if ranks.parallel:   # a launched run: the follower ranks build the same unlearner (audit.models.ranks)
+                if self.injected is None:
+                    raise RuntimeError("no injected model: the inject phase runs first")
+                peers = Peers(ranks, f"{p.key}/{uuid.uuid4().hex}", self.injected, p.training_hardware,
+                              p.request.unlearn.gradient_checkpointing, p.method, p.request.unlearn)
+            self._unlearner = Unlearner(self.model, self.qa_encoder, p.method, p.request.unlearn, p.hardware.device,
+                                        peers=peers)
         return self._unlearner
 
-    def gradient_filter(self, scope: Scope) -> Callable[[torch.nn.Module], None] | None:
+    def gradient_filter(self, scope: Scope) -> MaskFilter | None:
         """OracleGrad's, for ``scope``: every gradient but its forget edges' groups' weights'
         zeroed (LACUNA App. D)."""
         p = self.plan
@@ -119,7 +127,7 @@ class RunContext:
             raise ConfigError(f"--method {p.method.name} needs a masked injection (--mask-groups)")
         masks = masks.to(p.hardware.device)   # once per scope, beside the model
         forget = groups.of(list(scope.forget))
-        return lambda model: restrict_gradients(model, masks, forget, others="zero")
+        return MaskFilter(masks, forget)
 
     def unlearned(self, scope: Scope) -> Unlearner:
         """The adapters unlearned in ``scope``: trained by this process, or loaded from the run

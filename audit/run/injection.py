@@ -16,6 +16,7 @@ import logging
 import math
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from audit.models.file_lock import exclusive
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
 from audit.models.masks import restrict_gradients
+from audit.models.ranks import Ranks, current
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from audit.run import masked
@@ -187,17 +189,24 @@ def _injected(folder: Path, info: dict, cached: bool) -> Injected:
 
 
 def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: InjectionConfig, hardware: Hardware,
-           out: Path, key: str, texts: InjectionTexts | None = None, groups: EdgeGroups | None = None) -> dict:
+           out: Path, key: str, texts: InjectionTexts | None = None, groups: EdgeGroups | None = None,
+           ranks: Ranks | None = None, scratch_base: str | None = None) -> dict:
+    """Train the injected model into ``out``. In a launched run (``audit.models.ranks``) the
+    driver leads the follower ranks into the same loop (each trains on its rows of every batch;
+    ``scratch_base``: the scratch model the driver built, for them) and alone evaluates and saves."""
+    ranks = ranks if ranks is not None else current()
     seed_everything(config.seed)
     examples = [qa for edge in edges.values() for qa in edge.qas]
     texts = texts if texts is not None and texts.items else None
     scratch_size = parse_scratch(model_spec)
-    if scratch_size:
+    if scratch_size and scratch_base is None:
         corpus = [f"{q.question} {q.answer}" for q in examples] + [t.text for t in (texts.items if texts else ())]
-        base = build_scratch(scratch_size, corpus, out / "model", config.seed)
-        model_path = str(base)
-    else:
-        model_path = model_spec
+        scratch_base = str(build_scratch(scratch_size, corpus, out / "model", config.seed))
+    model_path = scratch_base if scratch_base is not None else model_spec
+    if ranks.driver:
+        ranks.lead(f"{__name__}:follow", dict(model_spec=model_spec, graph=graph, edges=edges, config=config,
+                                              hardware=hardware, key=key, texts=texts, groups=groups,
+                                              scratch_base=scratch_base))
     full_training = scratch_size is not None or groups is not None or config.full_weights
     if full_training and not scratch_size:   # float32 master weights: in bf16 a small step rounds away, in fp16
         hardware = dataclasses.replace(hardware, dtype=torch.float32)   # Adam's eps underflows (NaN)
@@ -223,6 +232,8 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         [p for p in model.parameters() if p.requires_grad], config.learning_rate(full_training, bool(scratch_size)), 0.0,
         warmup_steps=steps_per_epoch, total_steps=None)
 
+    trained = [p for p in model.parameters() if p.requires_grad]
+    ranks.broadcast(trained)   # every rank starts from the driver's weights
     started = time.perf_counter()
     recall: dict[str, float] = {}
     history: list[tuple[int, float]] = []   # (epoch, min edge recall) at each evaluation
@@ -242,30 +253,39 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
                 grouped = [(None, b) for b in batches(encoded, epoch_order(len(encoded), config.seed, epoch),
                                                       config.batch_size, encoder.pad_id, hardware.device)]
             for group, batch in grouped:
-                loss = mean_nll(model, batch)
-                loss.backward()
-                if masks is not None and group is not None:   # only this group's weights keep a gradient
-                    restrict_gradients(model, masks, group)
+                share = ranks.take(batch)   # the batch itself in one process
+                if share is not None:
+                    loss = mean_nll(model, share)
+                    loss.backward()
+                    if masks is not None and group is not None:   # only this group's weights keep a gradient
+                        restrict_gradients(model, masks, group)
+                    total = total + loss.detach()   # summed on the device: no sync per step
+                ranks.sum_gradients(trained)
                 optimizer.step()
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)
-                total, steps = total + loss.detach(), steps + 1   # summed on the device: no sync per step
-            mean_loss = float(total) / steps if steps else float("nan")
+                steps += 1
+            summed = float(total) if not ranks.parallel else ranks.sum_floats([float(total)], hardware.device)[0]
+            mean_loss = summed / steps if steps else float("nan")
             loss_log.append({"epoch": epoch, "loss": mean_loss, "seconds": time.perf_counter() - epoch_started})
             values = {"loss": f"{mean_loss:.3f}"}
             evaluated = epoch % config.eval_every == 0 or epoch == config.max_epochs
             if evaluated:   # before the epoch's progress line, so that the line shows this recall
-                recall = {k: v["rouge1"] for k, v in E.per_edge(E.evaluate(model, encoder, examples)).items()}
+                recall = ranks.share({k: v["rouge1"] for k, v in E.per_edge(E.evaluate(model, encoder, examples)).items()}
+                                     if ranks.driver else None)   # the driver's: every rank stops at its epoch
                 history.append((epoch, min(recall.values())))
                 values["min_recall"] = f"{min(recall.values()):.3f}"
                 bar.expect(expected_stop(history, config.target_rouge1, config.eval_every, config.max_epochs))
             bar.update(1, **values)
             if evaluated and min(recall.values()) >= config.target_rouge1:
                 break
+    ranks.loop_done()
     reached = min(recall.values()) >= config.target_rouge1
     if not reached:
         log.warning("injection stopped at %d epochs with min edge ROUGE-1 recall %.3f < target %.3f; "
                     "raise --inject-max-epochs or --inject-lr", epoch, min(recall.values()), config.target_rouge1)
+    if not ranks.driver:
+        return {}
     if full_training:
         model.save_pretrained(out / "model")
         tokenizer.save_pretrained(out / "model")
@@ -285,3 +305,10 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         "hardware": hardware.label, "loss_log": loss_log,
         "texts": {**texts.identity(), "chunks": chunks} if texts is not None else None,
     }
+
+
+def follow(ranks: Ranks, args: dict) -> None:
+    """A follower rank's part of an injection the driver leads (``_train``): the same loop on its
+    rows of every batch, in a folder of its own that is thrown away (the driver saves the model)."""
+    with tempfile.TemporaryDirectory(prefix="audit-inject-rank") as out:
+        _train(out=Path(out), ranks=ranks, **args)

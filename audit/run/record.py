@@ -28,6 +28,7 @@ from pathlib import Path
 import torch
 
 from audit.models.load import Hardware, cpu_model
+from audit.models.ranks import current
 from audit.results import repository as R
 from audit.results.schema import Run
 from audit.run.options import options_toml, read_options, resolved_options, unexpressed
@@ -103,7 +104,7 @@ class RunRecord:
 
 
 def environment(store: GraphStore, hardware: Hardware) -> dict:
-    """Where a run runs: versions, engine, platform, CPU and GPU models, threads."""
+    """Where a run runs: versions, engine, platform, CPU and GPU models, threads, processes."""
     packages = {}
     for name in PACKAGES:
         try:
@@ -122,6 +123,8 @@ def environment(store: GraphStore, hardware: Hardware) -> dict:
         "cuda": torch.version.cuda if cuda else None,
         "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else [],
         "executable": sys.executable,
+        # a launched run (torchrun, accelerate launch): its training ran data parallel over this many
+        "processes": current().world,
     }
 
 

@@ -19,6 +19,7 @@ from typing import Callable
 
 from audit.config import as_dict
 from audit.measure.leakage import reading
+from audit.models.ranks import current
 from audit.results import repository as R
 from audit.results.leakage import run_leakage, write_browser_leakage
 from audit.run import readings
@@ -78,7 +79,7 @@ def _report_start(p: RunPlan, resumed: bool, report: Callable[[str], None]) -> N
     request, data = p.request, p.data
     report(f"{'resuming' if resumed else 'starting'} run {p.key}: {p.method.name} on {len(p.forget)} forget edge(s) "
            f"of {request.graph} ({len(p.edges)} edges), model {request.model}, lr {request.unlearn.lr:g} "
-           f"({p.lr_source}), {request.unlearn.epochs} epochs, {p.hardware.label}")
+           f"({p.lr_source}), {request.unlearn.epochs} epochs, {p.hardware.label}{_processes()}")
     if data.kind != "qa":
         mixed = ""
         if data.kind == "passages" and data.mixed_policy is not None:
@@ -86,6 +87,12 @@ def _report_start(p: RunPlan, resumed: bool, report: Callable[[str], None]) -> N
             mixed = (f"; {len(data.mixed)} mixed passage(s) state a forget and a retained fact: {done} "
                      f"(--mixed-passages {data.mixed_policy})")
         report(f"training on {data.kind}: {len(data.forget)} forget and {len(data.retain)} retain text(s){mixed}")
+
+
+def _processes() -> str:
+    """``, training over 2 processes`` in a launched run (audit.models.ranks), else nothing."""
+    world = current().world
+    return f", training over {world} processes (data parallel)" if world > 1 else ""
 
 
 def _record_start(p: RunPlan, record: RunRecord, life: RunLifecycle, store: GraphStore) -> None:

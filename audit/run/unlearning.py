@@ -14,6 +14,7 @@ order and pairing are pure functions of (seed, epoch, step), reaches the same we
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -26,7 +27,12 @@ import torch
 
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder
+from audit.models.load import Hardware
+from audit.models.ranks import SINGLE, Ranks
 from audit.run.full_weights import FullWeights
+from audit.run.injection import Injected, load_injected_model
+from audit.run.masked import load_masks
+from audit.models.masks import restrict_gradients
 from audit.run.methods import Method, UnlearnBatch
 from audit.run.training_data import TrainItem, encode
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
@@ -74,9 +80,23 @@ def add_adapters(model, config: UnlearnConfig):
                           f"modules of it: {', '.join(linear)} (or all-linear)") from e
 
 
+@dataclass(frozen=True)
+class Peers:
+    """How the follower ranks of a launched run (``audit.models.ranks``) build the same
+    unlearner as the driver's: from the injected model's folder, with this method and config.
+    ``key`` names the driver's unlearner, so that a follower builds its own once per run."""
+    ranks: Ranks
+    key: str
+    injected: Injected
+    hardware: Hardware
+    gradient_checkpointing: bool
+    method: Method
+    config: UnlearnConfig
+
+
 class Unlearner:
     def __init__(self, model, encoder: QAEncoder, method: Method, config: UnlearnConfig, device,
-                 gradient_filter: Callable[[torch.nn.Module], None] | None = None):
+                 gradient_filter: Callable[[torch.nn.Module], None] | None = None, peers: Peers | None = None):
         config.check()
         if config.lr is None:
             raise ConfigError("no unlearning learning rate: set UnlearnConfig.lr "
@@ -85,6 +105,9 @@ class Unlearner:
         self.full = config.adapter == "full"
         self.model = FullWeights(model) if self.full else add_adapters(model, config)
         self.gradient_filter = gradient_filter   # called with the bare model after each backward pass
+        # a launched run's ranks (the driver leads its followers into each training), else one process
+        self.peers = peers
+        self.ranks = peers.ranks if peers is not None else SINGLE
         self.encoder = encoder
         self.method = method
         self.config = config
@@ -153,6 +176,11 @@ class Unlearner:
         if method.uses_retain and not retain:
             raise ConfigError(f"method {method.name} needs a retain set, and the selection leaves no other edge; "
                               "select fewer edges or choose ga, npo, simnpo or dpo")
+        if self.peers is not None and self.ranks.driver:
+            self.ranks.lead(f"{__name__}:follow", (self.peers, {
+                "forget": forget, "retain": retain, "refusals": refusals, "checkpoint": checkpoint,
+                "progress": progress, "filter_groups": getattr(self.gradient_filter, "groups", None)}))
+        ranks = self.ranks
         forget_enc = [encode(self.encoder, item) for item in forget]
         retain_enc = [encode(self.encoder, item) for item in retain]
         pad, device = self.encoder.pad_id, self.device
@@ -167,6 +195,7 @@ class Unlearner:
         start_epoch, done = 0, dict[str, Any]()
         if checkpoint is not None and checkpoint.exists():
             start_epoch, done = self._load_checkpoint(checkpoint, optimizer, schedule)
+        ranks.broadcast(self._adapter_state().values())   # every rank starts from the driver's weights
         pairing = pairing_log.open("a", encoding="utf-8") if pairing_log else None
         # A resumed run counts the work of the epochs before the kill too (kept in the checkpoint).
         tokens, steps, pairs = done.get("tokens", 0), done.get("steps", 0), done.get("pairs", 0)
@@ -188,23 +217,29 @@ class Unlearner:
                                                    refusals, epoch, step)
                         if pairing:
                             pairing.write(json.dumps(record) + "\n")
-                        loss = method.loss(self.model, batch) / cfg.grad_accum
-                        loss.backward()
-                        if self.gradient_filter is not None:
-                            self.gradient_filter(self.bare)
+                        share = self._share(batch)   # the batch itself in one process
+                        step_loss = 0.0
+                        if share is not None:
+                            loss = method.loss(self.model, share) / cfg.grad_accum
+                            loss.backward()
+                            if self.gradient_filter is not None:
+                                self.gradient_filter(self.bare)
+                            step_loss = loss.item() * cfg.grad_accum
                         tokens += sum(int(part["attention_mask"].sum()) for part in
                                       (batch.forget, batch.retain, batch.refusal) if part is not None)
                         steps += 1
                         pairs += len(rows)
                         if (step + 1) % cfg.grad_accum == 0 or step + 1 == len(forget_batches):
+                            ranks.sum_gradients(self._adapter_state().values())
                             optimizer.step()
                             schedule.step()
                             optimizer.zero_grad(set_to_none=True)
-                        loss_value = loss.item() * cfg.grad_accum
-                        epoch_loss.append(loss_value)
+                        epoch_loss.append(step_loss)
+                    epoch_loss = ranks.sum_floats(epoch_loss, device)   # each step's loss: the ranks' shares summed
+                    loss_value = epoch_loss[-1] if epoch_loss else loss_value
                     mean_loss = sum(epoch_loss) / len(epoch_loss) if epoch_loss else float("nan")
                     epoch_seconds = time.perf_counter() - epoch_started
-                    if checkpoint is not None:   # the epoch's loss too: a run killed before logging it logs it on resume
+                    if checkpoint is not None and ranks.driver:   # the epoch's loss too: a run killed before logging it logs it on resume
                         self._save_checkpoint(checkpoint, epoch, optimizer, schedule, {
                             "tokens": tokens, "steps": steps, "pairs": pairs,
                             "seconds": time.perf_counter() - started, "loss": [mean_loss, epoch_seconds]})
@@ -214,9 +249,20 @@ class Unlearner:
         finally:
             if pairing:
                 pairing.close()
+        ranks.loop_done()
         self.model.eval()
         self.trained = True
         return UnlearnStats(cfg.epochs, steps, tokens, pairs, time.perf_counter() - started, loss_value, start_epoch)
+
+    def _share(self, batch: UnlearnBatch) -> UnlearnBatch | None:
+        """This rank's rows of every part of ``batch`` (the same rows: a retain sample and a
+        refusal are paired per forget row); None when it has none. One process: ``batch``."""
+        if not self.ranks.parallel:
+            return batch
+        forget = self.ranks.take(batch.forget)
+        if forget is None:
+            return None
+        return UnlearnBatch(forget, self.ranks.take(batch.retain), self.ranks.take(batch.refusal))
 
     def _pair(self, forget_batch, rows, forget, forget_enc, retain, retain_enc, refusals, epoch, step):
         """The retain sample and refusals paired with one forget batch: a pure function of
@@ -250,3 +296,41 @@ class Unlearner:
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
         return int(state["epoch"]), dict(state.get("done", {}))
+
+
+_followed: dict[str, Unlearner] = {}
+
+
+def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
+    """A follower rank's part of one unlearning the driver leads (``Unlearner.run``): its
+    unlearner built once per driver's unlearner, from the injected model; the driver's weights
+    broadcast at the start of the loop; nothing written (the driver keeps the checkpoint, the
+    pairing and loss logs, the adapters)."""
+    peers, args = job
+    unlearner = _followed.get(peers.key)
+    if unlearner is None:
+        _followed.clear()   # one run's unlearner at a time
+        model, tokenizer = load_injected_model(peers.injected, peers.hardware, peers.gradient_checkpointing)
+        unlearner = Unlearner(model, QAEncoder(tokenizer), peers.method, peers.config, peers.hardware.device,
+                              peers=dataclasses.replace(peers, ranks=ranks))
+        _followed[peers.key] = unlearner
+    groups = args["filter_groups"]
+    unlearner.gradient_filter = None
+    if groups is not None:
+        masks = load_masks(peers.injected.folder)
+        if masks is None:
+            raise RuntimeError(f"no masks in {peers.injected.folder}, where the driver found them")
+        unlearner.gradient_filter = MaskFilter(masks.to(peers.hardware.device), groups)
+    unlearner.run(args["forget"], args["retain"], args["refusals"], checkpoint=args["checkpoint"],
+                    progress=args["progress"])
+
+
+class MaskFilter:
+    """OracleGrad's gradient filter: every gradient outside the weights of ``groups`` zeroed
+    (LACUNA App. D); ``groups`` travel to the follower ranks of a launched run."""
+
+    def __init__(self, masks, groups):
+        self.masks, self.groups = masks, groups
+
+    def __call__(self, model: torch.nn.Module) -> None:
+        restrict_gradients(model, self.masks, self.groups, others="zero")

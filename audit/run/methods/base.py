@@ -101,6 +101,13 @@ class Method:
     def logsigmoid(x: torch.Tensor) -> torch.Tensor:
         return _tensors().logsigmoid(x)
 
+    @staticmethod
+    def mean_over_rows(values: torch.Tensor, inputs: dict) -> torch.Tensor:
+        """The batch mean of per-row values (an example mean: NPO, DPO, SimNPO); ``inputs`` is
+        the batch part the rows are of, so that one rank's rows give their share of the mean
+        when a run is launched over several processes (audit.models.ranks)."""
+        return _tensors().row_mean(values, inputs)
+
 
 def _tensors():
     # torch (about a second) is loaded with the first loss, not with the declarations: the same

@@ -34,5 +34,5 @@ class DirectPreference(Method):
         rejected_ref = self.reference_logprob(model, batch.forget)
         # Eq. 7: -log sigma(beta * [log pi(y_w|x)/pi_ref(y_w|x) - log pi(y_l|x)/pi_ref(y_l|x)])
         margin = beta * ((chosen - chosen_ref) - (rejected - rejected_ref))
-        loss = -self.logsigmoid(margin).mean()
+        loss = -self.mean_over_rows(self.logsigmoid(margin), batch.forget)
         return self.plus_retain_nll(model, batch, loss)

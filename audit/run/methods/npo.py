@@ -29,5 +29,5 @@ class NegativePreference(Method):
         log_ratio = logprob - self.reference_logprob(model, batch.forget)
         # Eq. 3: L = (2/beta) * E[log(1 + (pi_theta(y|x) / pi_ref(y|x))^beta)]
         #          = -(2/beta) * E[log sigma(-beta * log(pi_theta / pi_ref))]
-        loss = -(2.0 / beta) * self.logsigmoid(-beta * log_ratio).mean()
+        loss = -(2.0 / beta) * self.mean_over_rows(self.logsigmoid(-beta * log_ratio), batch.forget)
         return self.plus_retain_nll(model, batch, loss)

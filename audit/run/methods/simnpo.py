@@ -28,5 +28,6 @@ class SimpleNegativePreference(Method):
         beta, gamma = self.config.beta, self.config.gamma
         logprob, length = self.answer_logprob(model, batch.forget)
         # Eq. 4: L = -(2/beta) * E[log sigma(-(beta/|y|) * log pi_theta(y|x) - gamma)]
-        loss = -(2.0 / beta) * self.logsigmoid(-(beta / length.clamp(min=1)) * logprob - gamma).mean()
+        loss = -(2.0 / beta) * self.mean_over_rows(self.logsigmoid(-(beta / length.clamp(min=1)) * logprob - gamma),
+                                                   batch.forget)
         return self.plus_retain_nll(model, batch, loss)

@@ -17,9 +17,10 @@ import torch.nn.functional as F
 
 from audit.models.encoding import IGNORE
 from audit.models.logits import label_logits, mean_nll
+from audit.models.ranks import BATCH_ROWS, BATCH_TOKENS
 
 __all__ = ["answer_kl", "answer_logprob", "logsigmoid", "mean_nll", "reference", "reference_logprob",
-           "sequence_logprob"]
+           "row_mean", "sequence_logprob"]
 
 
 def answer_logprob(model, inputs: dict) -> tuple[torch.Tensor, torch.Tensor]:
@@ -52,7 +53,17 @@ def answer_kl(model, inputs: dict) -> torch.Tensor:
     mask = targets != IGNORE
     ref = torch.log_softmax(ref_logits.float(), -1)[mask]
     cur = torch.log_softmax(logits.float(), -1)[mask]
+    if BATCH_TOKENS in inputs:   # one rank's rows: their share of the batch's mean (audit.models.ranks)
+        return F.kl_div(cur, ref, log_target=True, reduction="sum") / inputs[BATCH_TOKENS]
     return F.kl_div(cur, ref, log_target=True, reduction="batchmean")
+
+
+def row_mean(values: torch.Tensor, inputs: dict) -> torch.Tensor:
+    """The mean of per-row values over the batch of ``inputs``; on one rank's rows of a batch,
+    their share of that mean (summed over the ranks, the batch's mean: audit.models.ranks)."""
+    if BATCH_ROWS in inputs:
+        return values.sum() / inputs[BATCH_ROWS]
+    return values.mean()
 
 
 def logsigmoid(x: torch.Tensor) -> torch.Tensor:

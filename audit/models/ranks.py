@@ -1,0 +1,216 @@
+"""One training run over several processes (data parallel): ``torchrun`` or ``accelerate launch``.
+
+Launched with N processes (``torchrun --nproc_per_node N -m cli.main run ...``, or
+``accelerate launch --multi_gpu --num_processes N -m cli.main run ...``), rank 0 is the
+*driver*: it runs the command as one process would (plan, graph reads and writes, measures, run
+folder). The other ranks are *followers*: they run no command; they wait for the driver to lead
+them into a training loop (``lead``), run the same loop on their share of every batch, and wait
+again (``follow``). Only injection and unlearning are led; everything else runs on the driver.
+
+Exactness. Every rank builds the whole batch (data order and pairing are pure functions of
+(seed, epoch, step)), takes its rows (``take``), and computes its share of the loss against the
+whole batch's denominators: a token mean divides its rows' token sum by the batch's answer
+tokens, an example mean divides its rows' sum by the batch's rows. The ranks' gradients are then
+summed (``sum_gradients``: an all-reduce, DDP's arithmetic, issued once per optimizer step and
+not overlapped with the backward pass), so every rank steps with the one-process gradient up to
+float rounding, and the optimizers stay equal. A rank whose share of a batch is empty adds zeros.
+Before each loop the driver's trained weights are broadcast (``broadcast``): a reset, a resume
+or a loaded adapter on the driver is what every rank starts from.
+
+One process (no launcher) is ``SINGLE``: every call here is then a no-op and the loops are
+unchanged, bit for bit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from audit.models.encoding import IGNORE
+from graphstore.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+# Keys ``take`` adds to a batch part: the whole batch's denominators (see the module docstring).
+BATCH_TOKENS = "batch_answer_tokens"
+BATCH_ROWS = "batch_rows"
+_STOP = "stop"
+BUCKET_ELEMENTS = 2 ** 24   # gradients summed per all-reduce: 64 MB in float32 (DDP's buckets are 25 MB)
+_in_loop = False   # the driver is inside a loop it led (set by ``lead``, cleared by ``loop_done``)
+
+
+def launched() -> bool:
+    """This process is one of several started by a launcher (``WORLD_SIZE`` > 1)."""
+    try:
+        return int(os.environ.get("WORLD_SIZE", "1")) > 1
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Ranks:
+    rank: int = 0
+    world: int = 1
+
+    @property
+    def driver(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def parallel(self) -> bool:
+        return self.world > 1
+
+    # -- a batch's share ----------------------------------------------------------------------
+    def rows(self, n: int) -> range:
+        """This rank's rows of a batch of ``n``: contiguous, sizes differing by at most one
+        (rank r of W takes rows [r*n//W, (r+1)*n//W)); empty when n < W for some ranks."""
+        return range(self.rank * n // self.world, (self.rank + 1) * n // self.world)
+
+    def take(self, part: dict | None) -> dict | None:
+        """This rank's rows of one batch part (``{input_ids, attention_mask, labels}``), with
+        the whole part's answer tokens and rows (``BATCH_TOKENS``, ``BATCH_ROWS``) for the
+        losses to divide by; None when the rank has no row of it. One process: the part as it is."""
+        if part is None or not self.parallel:
+            return part
+        labels = part["labels"]
+        rows = self.rows(labels.shape[0])
+        if not len(rows):
+            return None
+        share = {k: v[rows.start:rows.stop] for k, v in part.items()}
+        # the positions a loss scores: position t predicts token t + 1, so column 0 is never scored
+        share[BATCH_TOKENS] = int((labels[:, 1:] != IGNORE).sum())
+        share[BATCH_ROWS] = labels.shape[0]
+        return share
+
+    # -- collectives (no-ops in one process) --------------------------------------------------
+    def sum_gradients(self, params: Iterable[torch.Tensor]) -> None:
+        """Sum the trained parameters' gradients over the ranks (a missing one counts as zeros)."""
+        if not self.parallel:
+            return
+        bucket: list[torch.Tensor] = []
+        for p in params:
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+            if bucket and (p.grad.dtype != bucket[0].dtype or sum(g.numel() for g in bucket) >= BUCKET_ELEMENTS):
+                _sum_bucket(bucket)
+                bucket = []
+            bucket.append(p.grad)
+        if bucket:
+            _sum_bucket(bucket)
+
+    def broadcast(self, params: Iterable[torch.Tensor]) -> None:
+        """Every rank's tensors set to the driver's."""
+        if not self.parallel:
+            return
+        with torch.no_grad():
+            for p in params:
+                dist.broadcast(p.data, src=0)
+
+    def sum_floats(self, values: list[float], device) -> list[float]:
+        """Each value summed over the ranks (the ranks' shares of a loss make the loss)."""
+        if not self.parallel or not values:
+            return values
+        t = torch.tensor(values, dtype=torch.float64, device=device)
+        dist.all_reduce(t, op=dist.ReduceOp.SUM)
+        return t.tolist()
+
+    def share(self, value: Any = None) -> Any:
+        """The driver's ``value`` on every rank (a picklable object)."""
+        if not self.parallel:
+            return value
+        box = [value if self.driver else None]
+        dist.broadcast_object_list(box, src=0)
+        return box[0]
+
+    # -- the driver leads, the followers follow -----------------------------------------------
+    def lead(self, handler: str, payload: Any) -> None:
+        """Driver: take the followers into a loop, ``handler`` (``module:function``) called on
+        each of them with ``payload``; the driver then runs the same loop itself, and says
+        ``loop_done`` at its end."""
+        global _in_loop
+        if self.parallel and self.driver:
+            self.share((handler, payload))
+            _in_loop = True
+
+    def loop_done(self) -> None:
+        """The led loop ended on this rank: the followers wait for the next one."""
+        global _in_loop
+        _in_loop = False
+
+    def follow(self) -> None:
+        """Follower: run each loop the driver leads into, until it releases the followers."""
+        while True:
+            job = self.share()
+            if job == _STOP:
+                dist.barrier()   # with the driver's: neither leaves the group while a message is in flight
+                return
+            handler, payload = job
+            module, _, function = handler.partition(":")
+            getattr(importlib.import_module(module), function)(self, payload)
+
+    def release(self) -> None:
+        """Driver: the command is over; the followers return from ``follow``. Not from inside a
+        loop that failed on the driver: the followers are in its collectives, and the launcher
+        stops them when the driver exits with its error."""
+        if self.parallel and self.driver and not _in_loop:
+            self.share(_STOP)
+            dist.barrier()
+
+
+def _sum_bucket(grads: list[torch.Tensor]) -> None:
+    """One all-reduce for several gradients (one per tensor costs a round trip each: a LoRA
+    model has hundreds), through a flat copy of them."""
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    dist.all_reduce(flat, op=dist.ReduceOp.SUM)
+    start = 0
+    for g in grads:
+        g.copy_(flat[start:start + g.numel()].view_as(g))
+        start += g.numel()
+
+
+SINGLE = Ranks()
+_current: Ranks | None = None
+
+
+def current() -> Ranks:
+    """This process's place among the launched ones (``SINGLE`` without a launcher); the first
+    call joins the process group: NCCL with CUDA devices, else gloo."""
+    global _current
+    if _current is not None:
+        return _current
+    if not launched():
+        _current = SINGLE
+        return _current
+    for variable in ("ACCELERATE_USE_FSDP", "ACCELERATE_USE_DEEPSPEED"):
+        if os.environ.get(variable, "").lower() in ("1", "true", "yes"):
+            raise ConfigError(f"{variable} is set: sharded training (FSDP, DeepSpeed) is not supported yet; "
+                              "launch data parallel instead: accelerate launch --multi_gpu, or torchrun "
+                              "(docs/scale.md)")
+    if not dist.is_initialized():
+        cuda = torch.cuda.is_available() and os.environ.get("ACCELERATE_USE_CPU", "").lower() not in ("1", "true")
+        if cuda:
+            torch.cuda.set_device(local_rank())
+        dist.init_process_group("nccl" if cuda else "gloo")
+    _current = Ranks(dist.get_rank(), dist.get_world_size())
+    log.info("rank %d of %d (%s)", _current.rank, _current.world, dist.get_backend())
+    return _current
+
+
+def local_rank() -> int:
+    """This process's index on its machine (the GPU it takes)."""
+    return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def close() -> None:
+    """Leave the process group (at the end of a launched command)."""
+    global _current
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+    _current = None

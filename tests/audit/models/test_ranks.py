@@ -1,0 +1,195 @@
+"""One run over several processes (``audit.models.ranks``): each rank's rows of a batch, losses
+against the whole batch's denominators, gradients summed over the ranks.
+
+- In this process: the rows split every batch; a rank's share carries the whole batch's
+  denominators; every method's loss and gradient over the shares add up to the whole batch's
+  (counted independently: answer tokens in a loop over the labels).
+- Under ``torchrun`` with 2 processes (gloo): the gradients summed by the all-reduce equal the
+  one-process gradient for every method, LoRA and full weights (tests/audit/models/rank_gradients.py).
+- End to end: ``audit run --per-edge`` under torchrun and under ``accelerate launch`` against the
+  same run in one process: the injection's losses epoch by epoch, and per-edge results from the
+  same injected model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from audit.config import UnlearnConfig
+from audit.models.encoding import IGNORE, QAEncoder, collate_train
+from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.models.logits import mean_nll
+from audit.models.ranks import BATCH_ROWS, BATCH_TOKENS, SINGLE, Ranks
+from audit.models.scratch import build_scratch
+from audit.run.full_weights import FullWeights
+from audit.run.methods import METHODS, UnlearnBatch, method_class
+from audit.run.unlearning import add_adapters
+
+ROOT = Path(__file__).resolve().parents[3]
+GRADIENTS_SCRIPT = Path(__file__).with_name("rank_gradients.py")
+sys.path.insert(0, str(GRADIENTS_SCRIPT.parent))
+from rank_gradients import PAIRS, batch_of  # noqa: E402  (the script's batches, so both tests see the same)
+
+# float32 sums in another order: the gradient's largest entry sets the scale
+GRADIENT_TOLERANCE = 1e-5
+# per-edge ROUGE-1 of the same injected model unlearned in 1 and in 2 processes
+ROUGE_TOLERANCE = 0.05
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return build_scratch("tiny", [f"{q} {a}" for q, a in PAIRS] * 10, tmp_path_factory.mktemp("ranks") / "model", 0)
+
+
+def launch(command: list[str], cwd: Path, launcher: str = "torchrun", **env) -> subprocess.CompletedProcess:
+    """``command`` (a script, or ``-m module ...``) in 2 processes, one torch thread each."""
+    start = ([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"] if launcher == "torchrun" else
+             [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"])
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "OMP_NUM_THREADS": "1",
+               "AUDIT_QUIET": "1", **env}
+    return subprocess.run([*start, *command], cwd=cwd, env=environ, capture_output=True, text=True, timeout=600)
+
+
+# -- the arithmetic, in this process -------------------------------------------------------------
+
+@pytest.mark.parametrize("world", [1, 2, 3, 4])
+def test_the_ranks_rows_cover_every_batch_once_in_near_equal_shares(world):
+    for n in range(10):
+        shares = [Ranks(rank, world).rows(n) for rank in range(world)]
+        assert [i for share in shares for i in share] == list(range(n))
+        assert max(map(len, shares)) - min(map(len, shares)) <= 1
+
+
+def test_a_share_carries_the_whole_batch_denominators(folder):
+    encoder = QAEncoder(load_tokenizer(str(folder)))
+    part = collate_train([encoder.encode(q, a) for q, a in PAIRS[:3]], encoder.pad_id)
+    labels = part["labels"].tolist()
+    answer_tokens = sum(1 for row in labels for label in row[1:] if label != IGNORE)
+    first, second = Ranks(0, 2).take(part), Ranks(1, 2).take(part)
+    assert first is not None and second is not None
+    assert first["input_ids"].shape[0] == 1 and second["input_ids"].shape[0] == 2
+    assert torch.equal(torch.cat([first["labels"], second["labels"]]), part["labels"])
+    for share in (first, second):
+        assert share[BATCH_TOKENS] == answer_tokens and share[BATCH_ROWS] == 3
+    assert Ranks(0, 4).take(collate_train([encoder.encode(*PAIRS[0])], encoder.pad_id)) is None   # no row of it
+    assert SINGLE.take(part) is part   # one process: the batch itself, no denominators
+
+
+@pytest.mark.parametrize("path", ["lora", "full"])
+def test_every_method_loss_and_gradient_over_the_shares_add_up_to_the_whole_batch(folder, path):
+    tokenizer = load_tokenizer(str(folder))
+    encoder = QAEncoder(tokenizer)
+    model = load_model(str(folder), select_hardware("cpu"))
+    torch.manual_seed(3)
+    model = add_adapters(model, UnlearnConfig()) if path == "lora" else FullWeights(model)
+    with torch.no_grad():   # off the reference: NPO's ratios, DPO's margins and KL away from 0
+        for p in model.parameters():
+            if p.requires_grad:
+                p.add_(0.02 * torch.randn_like(p))
+    model.eval()
+    trained = [p for p in model.parameters() if p.requires_grad]
+    batch = batch_of(encoder, tokenizer.pad_token_id, 5)
+    with torch.no_grad():
+        assert abs(float(mean_nll(model, batch.forget)) - sum(
+            float(mean_nll(model, Ranks(r, 3).take(batch.forget))) for r in range(3))) < 1e-5
+    for name in METHODS.names():
+        cls = method_class(name)
+        method = cls(cls.config_class(**({"retain_weight": 0.5} if name in ("npo", "dpo", "simnpo") else {})))
+        model.zero_grad(set_to_none=True)
+        whole = method.loss(model, batch)
+        whole.backward()
+        expected = [p.grad.clone() for p in trained]
+        model.zero_grad(set_to_none=True)
+        summed = 0.0
+        for rank in range(3):   # three ranks' shares in turn: their gradients accumulate, as the all-reduce sums them
+            here = Ranks(rank, 3)
+            share = UnlearnBatch(here.take(batch.forget), here.take(batch.retain), here.take(batch.refusal))
+            loss = method.loss(model, share)
+            loss.backward()
+            summed += loss.item()
+        scale = max(float(g.abs().max()) for g in expected)
+        assert scale > 1e-3, f"{name}: no gradient to compare"
+        assert abs(summed - whole.item()) <= 1e-5 * max(1.0, abs(whole.item())), name
+        worst = max(float((p.grad - g).abs().max()) for p, g in zip(trained, expected))
+        assert worst <= GRADIENT_TOLERANCE * scale, f"{name} ({path}): {worst / scale:.2e} of the gradient"
+
+
+# -- two processes ------------------------------------------------------------------------------
+
+def test_two_processes_sum_to_the_one_process_gradient_of_every_method(folder, tmp_path):
+    done = launch([str(GRADIENTS_SCRIPT), str(folder)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cases = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(cases) == len(METHODS.names()) * 2 * 3   # methods x (lora, full) x (1, 3, 5 rows)
+    for case in cases:
+        assert case["scale"] > 1e-3, case
+        assert case["relative"] <= GRADIENT_TOLERANCE, case
+        assert abs(case["loss"] - case["summed_loss"]) <= 1e-5 * max(1.0, abs(case["loss"])), case
+
+
+def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
+    """The same per-edge sweep in one process, under torchrun (injection and unlearning in 2
+    processes) and under accelerate launch (unlearning of the one-process injected model)."""
+    audit = [sys.executable, "-m", "cli.main"]
+    graph = tmp_path / "g.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "AUDIT_QUIET": "1"}
+    for step in (["generate", "pistol", "--topology", "barabasi_albert", "--nodes", "4", "--m", "1",
+                  "--employment-fraction", "0.3", "--seed", "1", "--output", str(graph)],
+                 ["build", "--store", str(store_dir), "--pistol", str(graph), "--graph", "ranks", "--replace"]):
+        subprocess.run([*audit, *step], cwd=ROOT, env=env, check=True, capture_output=True)
+
+    def run(run_id: str, cache: Path, epochs: int = 8) -> list[str]:
+        return ["-m", "cli.main", "run", "--store", str(store_dir), "--graph", "ranks", "--select", "top-degree:2",
+                "--per-edge", "--method", "npo", "--epochs", str(epochs), "--inject-max-epochs", "20",
+                "--run-id", run_id, "--cache-dir", str(cache)]
+
+    one = subprocess.run([sys.executable, *run("ranks-one", tmp_path / "one")], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert one.returncode == 0, one.stderr[-3000:]
+    two = launch(run("ranks-two", tmp_path / "two", epochs=1), ROOT)   # its injection is compared
+    assert two.returncode == 0, two.stderr[-3000:]
+    shutil.copytree(tmp_path / "one" / "injected", tmp_path / "same" / "injected")
+    same = launch(run("ranks-same", tmp_path / "same"), ROOT, launcher="accelerate")
+    assert same.returncode == 0, same.stderr[-3000:]
+
+    def injection(cache: Path) -> dict:
+        return json.loads(next((cache / "injected").glob("*/injection.json")).read_text())
+
+    def record(cache: Path, run_id: str, name: str) -> dict:
+        return json.loads((cache / "runs" / run_id / name).read_text())
+
+    # injection in 2 processes: the one-process losses, epoch by epoch, until rounding compounds
+    alone, shared = injection(tmp_path / "one")["loss_log"], injection(tmp_path / "two")["loss_log"]
+    for a, b in zip(alone[:5], shared[:5]):
+        assert b["loss"] == pytest.approx(a["loss"], rel=1e-4), (a, b)
+    # unlearning in 2 processes from the same injected model: the same per-edge results
+    edges = {row["edge"]: row for row in record(tmp_path / "one", "ranks-one", "results.json")["edges"]
+             if row["role"] == "forget"}
+    launched = {row["edge"]: row for row in record(tmp_path / "same", "ranks-same", "results.json")["edges"]
+                if row["role"] == "forget"}
+    assert launched.keys() == edges.keys() and len(edges) == 2
+    for edge, row in edges.items():
+        assert row["rouge1_before"] > row["rouge1_after"] or row["rouge1_after"] < 1.0, "nothing unlearned"
+        for measure in ("rouge1_after", "retained_rouge1_after"):
+            assert abs(launched[edge][measure] - row[measure]) <= ROUGE_TOLERANCE, (edge, measure)
+    # and the record says how each ran
+    assert record(tmp_path / "one", "ranks-one", "environment.json")["processes"] == 1
+    assert record(tmp_path / "two", "ranks-two", "environment.json")["processes"] == 2
+    assert record(tmp_path / "same", "ranks-same", "environment.json")["processes"] == 2
+
+
+def test_a_sharded_launch_is_refused_in_one_line(tmp_path):
+    done = launch(["-m", "cli.main", "status"], ROOT, ACCELERATE_USE_FSDP="true")
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == ["Error: ACCELERATE_USE_FSDP is set: sharded training (FSDP, DeepSpeed) is not supported yet; "
+                      "launch data parallel instead: accelerate launch --multi_gpu, or torchrun (docs/scale.md)"]
