@@ -133,7 +133,11 @@ def launched_main() -> None:
             cli(prog_name="audit")
         else:
             set_quiet(True)
-            here.follow()
+            try:
+                here.follow()
+            except AuditError as e:   # e.g. the injected model not on this machine's file system
+                click.echo(error_line(f"rank {here.rank}: {e}"), err=True)
+                sys.exit(1)
     finally:
         here.release()
         R.close()

@@ -23,11 +23,13 @@ unchanged, bit for bit.
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -197,7 +199,9 @@ def current() -> Ranks:
         cuda = torch.cuda.is_available() and os.environ.get("ACCELERATE_USE_CPU", "").lower() not in ("1", "true")
         if cuda:
             torch.cuda.set_device(local_rank())
-        dist.init_process_group("nccl" if cuda else "gloo")
+        # the followers wait in a collective while the driver measures (minutes to hours on a large
+        # model): the launcher, not a timeout, ends a run whose process died
+        dist.init_process_group("nccl" if cuda else "gloo", timeout=datetime.timedelta(seconds=wait_seconds()))
     _current = Ranks(dist.get_rank(), dist.get_world_size())
     log.info("rank %d of %d (%s)", _current.rank, _current.world, dist.get_backend())
     return _current
@@ -206,6 +210,34 @@ def current() -> Ranks:
 def local_rank() -> int:
     """This process's index on its machine (the GPU it takes)."""
     return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def local_device(device: torch.device) -> torch.device:
+    """The driver's ``device`` on this rank's machine: its own GPU for a CUDA device."""
+    return torch.device("cuda", local_rank()) if device.type == "cuda" else device
+
+
+def shared_folder(folder: Path) -> None:
+    """Check that a folder the driver wrote is here too (a follower on another machine).
+
+    Raises:
+        ConfigError: it is not: the cache is not on a file system the machines share.
+    """
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}, which the driver wrote, is not on this machine: a run launched over several "
+                          "machines needs its --cache-dir on a file system they all mount (docs/scale.md)")
+
+
+def wait_seconds() -> int:
+    """How long a rank waits in a collective (``AUDIT_RANKS_TIMEOUT``, seconds; default a day).
+
+    Raises:
+        ConfigError: the variable is not a whole number of seconds.
+    """
+    given = os.environ.get("AUDIT_RANKS_TIMEOUT", "86400")
+    if not given.isdigit() or int(given) < 1:
+        raise ConfigError(f"AUDIT_RANKS_TIMEOUT={given!r}: expected a whole number of seconds, 1 or more")
+    return int(given)
 
 
 def close() -> None:

@@ -31,7 +31,7 @@ from audit.models.file_lock import exclusive
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
 from audit.models.masks import restrict_gradients
-from audit.models.ranks import Ranks, current
+from audit.models.ranks import Ranks, current, local_device, shared_folder
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from audit.run import masked
@@ -310,5 +310,9 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
 def follow(ranks: Ranks, args: dict) -> None:
     """A follower rank's part of an injection the driver leads (``_train``): the same loop on its
     rows of every batch, in a folder of its own that is thrown away (the driver saves the model)."""
+    if args["scratch_base"] is not None:
+        shared_folder(Path(args["scratch_base"]))
+    driver = args["hardware"]
+    args = {**args, "hardware": dataclasses.replace(driver, device=local_device(driver.device))}
     with tempfile.TemporaryDirectory(prefix="audit-inject-rank") as out:
         _train(out=Path(out), ranks=ranks, **args)

@@ -28,7 +28,7 @@ import torch
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder
 from audit.models.load import Hardware
-from audit.models.ranks import SINGLE, Ranks
+from audit.models.ranks import SINGLE, Ranks, local_device, shared_folder
 from audit.run.full_weights import FullWeights
 from audit.run.injection import Injected, load_injected_model
 from audit.run.masked import load_masks
@@ -307,12 +307,16 @@ def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
     broadcast at the start of the loop; nothing written (the driver keeps the checkpoint, the
     pairing and loss logs, the adapters)."""
     peers, args = job
+    peers = dataclasses.replace(peers, ranks=ranks,
+                                hardware=dataclasses.replace(peers.hardware, device=local_device(peers.hardware.device)))
     unlearner = _followed.get(peers.key)
     if unlearner is None:
+        if peers.injected.info["kind"] != "none":
+            shared_folder(peers.injected.folder)
         _followed.clear()   # one run's unlearner at a time
         model, tokenizer = load_injected_model(peers.injected, peers.hardware, peers.gradient_checkpointing)
         unlearner = Unlearner(model, QAEncoder(tokenizer), peers.method, peers.config, peers.hardware.device,
-                              peers=dataclasses.replace(peers, ranks=ranks))
+                              peers=peers)
         _followed[peers.key] = unlearner
     groups = args["filter_groups"]
     unlearner.gradient_filter = None

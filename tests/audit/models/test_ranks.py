@@ -193,3 +193,22 @@ def test_a_sharded_launch_is_refused_in_one_line(tmp_path):
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
     assert errors == ["Error: ACCELERATE_USE_FSDP is set: sharded training (FSDP, DeepSpeed) is not supported yet; "
                       "launch data parallel instead: accelerate launch --multi_gpu, or torchrun (docs/scale.md)"]
+
+
+def test_a_follower_without_the_driver_folder_says_the_cache_must_be_shared(tmp_path):
+    from audit.models.ranks import shared_folder
+    from graphstore.errors import ConfigError
+
+    shared_folder(tmp_path)   # here: nothing to say
+    with pytest.raises(ConfigError, match=r"is not on this machine: .*--cache-dir on a file system they all mount"):
+        shared_folder(tmp_path / "injected" / "elsewhere")
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1h", "1.5"])
+def test_a_wait_that_is_not_whole_seconds_is_refused(value, monkeypatch):
+    from audit.models.ranks import wait_seconds
+    from graphstore.errors import ConfigError
+
+    monkeypatch.setenv("AUDIT_RANKS_TIMEOUT", value)
+    with pytest.raises(ConfigError, match="AUDIT_RANKS_TIMEOUT"):
+        wait_seconds()
