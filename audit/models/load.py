@@ -96,7 +96,7 @@ def threads_given() -> int | None:
     return int(given)
 
 
-def _set_cpu_threads() -> None:
+def set_cpu_threads() -> None:
     """Once per process, before it adds load of its own: ``AUDIT_THREADS`` when given, torch's
     own choice when ``OMP_NUM_THREADS`` is set, else ``cpu_threads()``."""
     global _threads_set
@@ -114,10 +114,15 @@ def _set_cpu_threads() -> None:
 def select_hardware(requested: str = "auto") -> Hardware:
     """``auto``: CUDA when present, else CPU. bf16 on CUDA when supported, float32 otherwise.
     The CPU's thread count is chosen by the load (``cpu_threads``), once per process."""
-    _set_cpu_threads()
-    if requested == "auto":   # a launched run's rank takes its machine's GPU of its local rank
-        requested = ("cpu" if not torch.cuda.is_available() else
-                     f"cuda:{os.environ['LOCAL_RANK']}" if os.environ.get("LOCAL_RANK") else "cuda")
+    set_cpu_threads()
+    launched = os.environ.get("WORLD_SIZE", "1") not in ("", "0", "1") and os.environ.get("LOCAL_RANK")
+    if requested.startswith("cuda:") and launched:
+        raise ConfigError(f"--device {requested}: in a launched run each process takes the GPU of its LOCAL_RANK; "
+                          "give --device auto or cuda")
+    if requested in ("auto", "cuda") and launched and torch.cuda.is_available():
+        requested = f"cuda:{os.environ['LOCAL_RANK']}"   # this process's GPU of its machine
+    elif requested == "auto":
+        requested = "cuda" if torch.cuda.is_available() else "cpu"
     if requested.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"--device {requested}: no CUDA device is visible to torch "
                           f"(torch {torch.__version__}); use --device cpu or install a CUDA build of torch")

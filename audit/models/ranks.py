@@ -24,6 +24,7 @@ unchanged, bit for bit.
 from __future__ import annotations
 
 import datetime
+import gc
 import importlib
 import logging
 import os
@@ -36,6 +37,7 @@ import torch
 import torch.distributed as dist
 
 from audit.models.encoding import IGNORE
+from audit.models.load import set_cpu_threads
 from graphstore.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -96,6 +98,13 @@ class Ranks:
         """Sum the trained parameters' gradients over the ranks (a missing one counts as zeros)."""
         if not self.parallel:
             return
+        params = list(params)
+        if not params:
+            return
+        # which parameters had a gradient on some rank: one that had none anywhere stays without
+        # one, as in one process (AdamW skips it: no step, no decay)
+        had = torch.tensor([p.grad is not None for p in params], dtype=torch.float32, device=params[0].device)
+        dist.all_reduce(had, op=dist.ReduceOp.SUM)
         bucket: list[torch.Tensor] = []
         for p in params:
             if p.grad is None:
@@ -106,6 +115,9 @@ class Ranks:
             bucket.append(p.grad)
         if bucket:
             _sum_bucket(bucket)
+        for p, anywhere in zip(params, had.tolist()):
+            if not anywhere:
+                p.grad = None
 
     def broadcast(self, params: Iterable[torch.Tensor]) -> None:
         """Every rank's tensors set to the driver's."""
@@ -179,6 +191,26 @@ def _sum_bucket(grads: list[torch.Tensor]) -> None:
 
 SINGLE = Ranks()
 _current: Ranks | None = None
+_kept: dict[str, Any] = {}   # a follower's objects between the loops it is led into (its unlearner)
+
+
+def kept(key: str) -> Any:
+    """What this follower kept under ``key`` (None when nothing)."""
+    return _kept.get(key)
+
+
+def keep(key: str, value: Any) -> None:
+    _kept[key] = value
+
+
+def drop_kept() -> None:
+    """Drop what this follower kept (a model, and a full-weights reference copy) before another
+    model is loaded: the driver has moved on to another run."""
+    if _kept:
+        _kept.clear()
+        gc.collect()   # peft and FullWeights hold reference cycles
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
 
 def current() -> Ranks:
@@ -195,13 +227,19 @@ def current() -> Ranks:
             raise ConfigError(f"{variable} is set: sharded training (FSDP, DeepSpeed) is not supported yet; "
                               "launch data parallel instead: accelerate launch --multi_gpu, or torchrun "
                               "(docs/scale.md)")
+    set_cpu_threads()   # a follower too: AUDIT_THREADS, else what the load leaves
     if not dist.is_initialized():
         cuda = torch.cuda.is_available() and os.environ.get("ACCELERATE_USE_CPU", "").lower() not in ("1", "true")
         if cuda:
+            if local_rank() >= torch.cuda.device_count():
+                raise ConfigError(f"process {local_rank()} of this machine has no GPU of its own: torch sees "
+                                  f"{torch.cuda.device_count()}; launch at most that many processes per machine")
             torch.cuda.set_device(local_rank())
         # the followers wait in a collective while the driver measures (minutes to hours on a large
         # model): the launcher, not a timeout, ends a run whose process died
-        dist.init_process_group("nccl" if cuda else "gloo", timeout=datetime.timedelta(seconds=wait_seconds()))
+        # gloo for CPU tensors too (--device cpu on a GPU machine), NCCL for CUDA ones
+        dist.init_process_group("cpu:gloo,cuda:nccl" if cuda else "gloo",
+                                timeout=datetime.timedelta(seconds=wait_seconds()))
     _current = Ranks(dist.get_rank(), dist.get_world_size())
     log.info("rank %d of %d (%s)", _current.rank, _current.world, dist.get_backend())
     return _current

@@ -31,7 +31,7 @@ from audit.models.file_lock import exclusive
 from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
 from audit.models.masks import restrict_gradients
-from audit.models.ranks import Ranks, current, local_device, shared_folder
+from audit.models.ranks import Ranks, current, drop_kept, local_device, shared_folder
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from audit.run import masked
@@ -212,8 +212,8 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         hardware = dataclasses.replace(hardware, dtype=torch.float32)   # Adam's eps underflows (NaN)
     tokenizer = load_tokenizer(model_path)
     model = load_model(model_path, hardware)
-    masks = (masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed, out)
-             if groups is not None else None)
+    masks = (masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed,
+                            out if ranks.driver else None) if groups is not None else None)
     if not full_training:
         from peft import LoraConfig, get_peft_model
 
@@ -281,7 +281,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
                 break
     ranks.loop_done()
     reached = min(recall.values()) >= config.target_rouge1
-    if not reached:
+    if not reached and ranks.driver:
         log.warning("injection stopped at %d epochs with min edge ROUGE-1 recall %.3f < target %.3f; "
                     "raise --inject-max-epochs or --inject-lr", epoch, min(recall.values()), config.target_rouge1)
     if not ranks.driver:
@@ -310,6 +310,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
 def follow(ranks: Ranks, args: dict) -> None:
     """A follower rank's part of an injection the driver leads (``_train``): the same loop on its
     rows of every batch, in a folder of its own that is thrown away (the driver saves the model)."""
+    drop_kept()   # the last run's unlearner, if any: this is another model
     if args["scratch_base"] is not None:
         shared_folder(Path(args["scratch_base"]))
     driver = args["hardware"]

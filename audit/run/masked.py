@@ -34,14 +34,18 @@ def groups_identity(groups: EdgeGroups) -> str:
     return hashlib.sha256(json.dumps([groups.by, groups.names, sorted(groups.of_edge.items())]).encode()).hexdigest()
 
 
-def prepare(model: torch.nn.Module, groups: EdgeGroups, share: float, kind: str, seed: int, out: Path) -> Masks:
+def prepare(model: torch.nn.Module, groups: EdgeGroups, share: float, kind: str, seed: int,
+            out: Path | None) -> Masks:
     """Before masked training: keep the weights as they are (``pre.safetensors``), draw the
-    groups' masks and save them, and freeze every weight that is in no mask's reach."""
+    groups' masks and save them, and freeze every weight that is in no mask's reach. ``out``
+    None saves nothing (a follower rank of a launched run: the driver saves; the masks are seeded)."""
     weights = eligible(model)
-    save_file({name: p.detach().to("cpu").contiguous() for name, p in weights.items()}, out / PRE_FILE)
+    if out is not None:
+        save_file({name: p.detach().to("cpu").contiguous() for name, p in weights.items()}, out / PRE_FILE)
     kinds: dict[str, Kind] = {"element": "element", "structural": "structural"}
     masks = draw_masks(model, groups.count, share=share, kind=kinds[kind], seed=seed)
-    masks.save(out / MASKS_FILE)
+    if out is not None:
+        masks.save(out / MASKS_FILE)
     for name, p in model.named_parameters():
         p.requires_grad_(name in weights)
     return masks.to(next(model.parameters()).device)

@@ -28,7 +28,7 @@ import torch
 from audit.config import UnlearnConfig
 from audit.models.encoding import QAEncoder
 from audit.models.load import Hardware
-from audit.models.ranks import SINGLE, Ranks, local_device, shared_folder
+from audit.models.ranks import SINGLE, Ranks, drop_kept, keep, kept, local_device, shared_folder
 from audit.run.full_weights import FullWeights
 from audit.run.injection import Injected, load_injected_model
 from audit.run.masked import load_masks
@@ -176,6 +176,8 @@ class Unlearner:
         if method.uses_retain and not retain:
             raise ConfigError(f"method {method.name} needs a retain set, and the selection leaves no other edge; "
                               "select fewer edges or choose ga, npo, simnpo or dpo")
+        if self.peers is not None and self.gradient_filter is not None and not isinstance(self.gradient_filter, MaskFilter):
+            raise ValueError("a launched run's followers filter their gradients as the driver does only with a MaskFilter")
         if self.peers is not None and self.ranks.driver:
             self.ranks.lead(f"{__name__}:follow", (self.peers, {
                 "forget": forget, "retain": retain, "refusals": refusals, "checkpoint": checkpoint,
@@ -208,7 +210,8 @@ class Unlearner:
             with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epochs") as bar:
                 for epoch in range(start_epoch + 1, cfg.epochs + 1):
                     epoch_started, epoch_loss = time.perf_counter(), []
-                    seed_everything(cfg.seed * 100_003 + epoch)
+                    # LoRA dropout, when on: each rank its own masks (rank 0's are one process's)
+                    seed_everything(cfg.seed * 100_003 + epoch + 7_919 * ranks.rank)
                     order = epoch_order(len(forget_enc), cfg.seed, epoch)
                     forget_batches = batches(forget_enc, order, cfg.batch_size, pad, device)
                     for step, forget_batch in enumerate(forget_batches):
@@ -298,9 +301,6 @@ class Unlearner:
         return int(state["epoch"]), dict(state.get("done", {}))
 
 
-_followed: dict[str, Unlearner] = {}
-
-
 def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
     """A follower rank's part of one unlearning the driver leads (``Unlearner.run``): its
     unlearner built once per driver's unlearner, from the injected model; the driver's weights
@@ -309,15 +309,15 @@ def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
     peers, args = job
     peers = dataclasses.replace(peers, ranks=ranks,
                                 hardware=dataclasses.replace(peers.hardware, device=local_device(peers.hardware.device)))
-    unlearner = _followed.get(peers.key)
+    unlearner = kept(peers.key)
     if unlearner is None:
         if peers.injected.info["kind"] != "none":
             shared_folder(peers.injected.folder)
-        _followed.clear()   # one run's unlearner at a time
+        drop_kept()   # one run's unlearner at a time
         model, tokenizer = load_injected_model(peers.injected, peers.hardware, peers.gradient_checkpointing)
         unlearner = Unlearner(model, QAEncoder(tokenizer), peers.method, peers.config, peers.hardware.device,
                               peers=peers)
-        _followed[peers.key] = unlearner
+        keep(peers.key, unlearner)
     groups = args["filter_groups"]
     unlearner.gradient_filter = None
     if groups is not None:

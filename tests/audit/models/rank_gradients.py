@@ -96,6 +96,15 @@ def main(folder: str) -> None:
                 if here.driver:
                     print(json.dumps({"method": name, "path": path, "rows": rows, "relative": diff / scale,
                                       "scale": scale, "loss": whole.item(), "summed_loss": summed}), flush=True)
+    # a parameter no rank has a gradient for stays without one (AdamW then skips it, as in one
+    # process); one only rank 1 has a gradient for gets rank 1's
+    unused, one_sided = torch.nn.Parameter(torch.ones(3)), torch.nn.Parameter(torch.ones(2))
+    if here.rank == 1:
+        one_sided.grad = torch.tensor([2.0, 3.0])
+    here.sum_gradients([unused, one_sided])
+    if here.driver:
+        print(json.dumps({"check": "missing", "unused": unused.grad is None,
+                          "one_sided": one_sided.grad.tolist() if one_sided.grad is not None else None}), flush=True)
     R.close()
 
 

@@ -129,6 +129,9 @@ def test_two_processes_sum_to_the_one_process_gradient_of_every_method(folder, t
     done = launch([str(GRADIENTS_SCRIPT), str(folder)], tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     cases = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    missing = [case for case in cases if case.get("check") == "missing"]
+    assert missing == [{"check": "missing", "unused": True, "one_sided": [2.0, 3.0]}]
+    cases = [case for case in cases if "check" not in case]
     assert len(cases) == len(METHODS.names()) * 2 * 3   # methods x (lora, full) x (1, 3, 5 rows)
     for case in cases:
         assert case["scale"] > 1e-3, case
@@ -212,3 +215,13 @@ def test_a_wait_that_is_not_whole_seconds_is_refused(value, monkeypatch):
     monkeypatch.setenv("AUDIT_RANKS_TIMEOUT", value)
     with pytest.raises(ConfigError, match="AUDIT_RANKS_TIMEOUT"):
         wait_seconds()
+
+
+def test_a_launched_process_takes_its_own_gpu_not_one_named(monkeypatch):
+    from graphstore.errors import ConfigError
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    with pytest.raises(ConfigError, match=r"--device cuda:0: in a launched run each process takes the GPU of its LOCAL_RANK"):
+        select_hardware("cuda:0")
+    assert select_hardware("cpu").device == torch.device("cpu")
