@@ -7,8 +7,8 @@ against the whole batch's denominators, gradients summed over the ranks.
 - Under ``torchrun`` with 2 processes (gloo): the gradients summed by the all-reduce equal the
   one-process gradient for every method, LoRA and full weights (tests/audit/models/rank_gradients.py).
 - End to end: ``audit run --per-edge`` under torchrun and under ``accelerate launch`` against the
-  same run in one process: the injection's losses epoch by epoch, and per-edge results from the
-  same injected model.
+  same runs in one process: a masked injection's losses epoch by epoch, and per-edge results of
+  OracleGrad on the full weights and of NPO on LoRA from the same injected model.
 """
 
 from __future__ import annotations
@@ -140,8 +140,10 @@ def test_two_processes_sum_to_the_one_process_gradient_of_every_method(folder, t
 
 
 def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
-    """The same per-edge sweep in one process, under torchrun (injection and unlearning in 2
-    processes) and under accelerate launch (unlearning of the one-process injected model)."""
+    """The same per-edge sweeps in one process and launched in 2: a masked injection (LACUNA's,
+    one group per edge) in 2 processes under torchrun, compared epoch by epoch; then, from the
+    one-process injected model, OracleGrad on the full weights (its mask filter on every rank)
+    and NPO on LoRA adapters under accelerate launch, compared edge by edge."""
     audit = [sys.executable, "-m", "cli.main"]
     graph = tmp_path / "g.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "AUDIT_QUIET": "1"}
@@ -150,19 +152,20 @@ def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
                  ["build", "--store", str(store_dir), "--pistol", str(graph), "--graph", "ranks", "--replace"]):
         subprocess.run([*audit, *step], cwd=ROOT, env=env, check=True, capture_output=True)
 
-    def run(run_id: str, cache: Path, epochs: int = 8) -> list[str]:
+    def run(run_id: str, cache: Path, method: str, epochs: int = 8) -> list[str]:
+        full = ["--adapter", "full"] if method == "oraclegrad" else []
         return ["-m", "cli.main", "run", "--store", str(store_dir), "--graph", "ranks", "--select", "top-degree:2",
-                "--per-edge", "--method", "npo", "--epochs", str(epochs), "--inject-max-epochs", "20",
-                "--run-id", run_id, "--cache-dir", str(cache)]
+                "--per-edge", "--mask-groups", "edge", "--method", method, *full, "--epochs", str(epochs),
+                "--inject-max-epochs", "20", "--run-id", run_id, "--cache-dir", str(cache)]
 
-    one = subprocess.run([sys.executable, *run("ranks-one", tmp_path / "one")], cwd=ROOT, env=env,
-                         capture_output=True, text=True)
-    assert one.returncode == 0, one.stderr[-3000:]
-    two = launch(run("ranks-two", tmp_path / "two", epochs=1), ROOT)   # its injection is compared
-    assert two.returncode == 0, two.stderr[-3000:]
-    shutil.copytree(tmp_path / "one" / "injected", tmp_path / "same" / "injected")
-    same = launch(run("ranks-same", tmp_path / "same"), ROOT, launcher="accelerate")
-    assert same.returncode == 0, same.stderr[-3000:]
+    def alone(run_id: str, cache: Path, method: str) -> None:
+        done = subprocess.run([sys.executable, *run(run_id, cache, method)], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    def launched(run_id: str, cache: Path, method: str, launcher: str, epochs: int = 8) -> None:
+        done = launch(run(run_id, cache, method, epochs), ROOT, launcher=launcher)
+        assert done.returncode == 0, done.stderr[-3000:]
 
     def injection(cache: Path) -> dict:
         return json.loads(next((cache / "injected").glob("*/injection.json")).read_text())
@@ -170,24 +173,33 @@ def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
     def record(cache: Path, run_id: str, name: str) -> dict:
         return json.loads((cache / "runs" / run_id / name).read_text())
 
-    # injection in 2 processes: the one-process losses, epoch by epoch, until rounding compounds
-    alone, shared = injection(tmp_path / "one")["loss_log"], injection(tmp_path / "two")["loss_log"]
-    for a, b in zip(alone[:5], shared[:5]):
+    def swept(cache: Path, run_id: str) -> dict:
+        return {row["edge"]: row for row in record(cache, run_id, "results.json")["edges"] if row["role"] == "forget"}
+
+    one = tmp_path / "one"
+    alone("ranks-full", one, "oraclegrad")
+    alone("ranks-lora", one, "npo")   # the same injected model (one cache)
+    launched("ranks-two", tmp_path / "two", "npo", "torchrun", epochs=1)   # its injection is compared
+    shutil.copytree(one / "injected", tmp_path / "same" / "injected")
+    launched("ranks-full-2", tmp_path / "same", "oraclegrad", "accelerate")
+    launched("ranks-lora-2", tmp_path / "same", "npo", "accelerate")
+
+    # a masked injection in 2 processes: the one-process losses, epoch by epoch, until rounding compounds
+    for a, b in zip(injection(one)["loss_log"][:5], injection(tmp_path / "two")["loss_log"][:5]):
         assert b["loss"] == pytest.approx(a["loss"], rel=1e-4), (a, b)
+    assert injection(tmp_path / "two")["kind"] == "masked"
     # unlearning in 2 processes from the same injected model: the same per-edge results
-    edges = {row["edge"]: row for row in record(tmp_path / "one", "ranks-one", "results.json")["edges"]
-             if row["role"] == "forget"}
-    launched = {row["edge"]: row for row in record(tmp_path / "same", "ranks-same", "results.json")["edges"]
-                if row["role"] == "forget"}
-    assert launched.keys() == edges.keys() and len(edges) == 2
-    for edge, row in edges.items():
-        assert row["rouge1_before"] > row["rouge1_after"] or row["rouge1_after"] < 1.0, "nothing unlearned"
-        for measure in ("rouge1_after", "retained_rouge1_after"):
-            assert abs(launched[edge][measure] - row[measure]) <= ROUGE_TOLERANCE, (edge, measure)
+    for run_id in ("ranks-full", "ranks-lora"):
+        expected, got = swept(one, run_id), swept(tmp_path / "same", f"{run_id}-2")
+        assert got.keys() == expected.keys() and len(expected) == 2
+        assert any(row["rouge1_after"] < row["rouge1_before"] for row in expected.values()), "nothing unlearned"
+        for edge, row in expected.items():
+            for measure in ("rouge1_after", "retained_rouge1_after"):
+                assert abs(got[edge][measure] - row[measure]) <= ROUGE_TOLERANCE, (run_id, edge, measure)
     # and the record says how each ran
-    assert record(tmp_path / "one", "ranks-one", "environment.json")["processes"] == 1
+    assert record(one, "ranks-full", "environment.json")["processes"] == 1
     assert record(tmp_path / "two", "ranks-two", "environment.json")["processes"] == 2
-    assert record(tmp_path / "same", "ranks-same", "environment.json")["processes"] == 2
+    assert record(tmp_path / "same", "ranks-full-2", "environment.json")["processes"] == 2
 
 
 def test_a_sharded_launch_is_refused_in_one_line(tmp_path):
