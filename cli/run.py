@@ -233,7 +233,9 @@ def run(ctx, config_file, rerun, fmt, settings, **given):
     concerned is also measured before and after (one FactResult per fact). A run killed
     part-way resumes when started again with the same --run-id. The run's folder
     (<cache>/runs/<id>) keeps its options (config.toml), versions and hardware
-    (environment.json), loss per epoch (loss.jsonl) and results (results.json).
+    (environment.json), loss per epoch (loss.jsonl) and results (results.json). Launched
+    with torchrun or accelerate launch, its training runs data parallel over the processes,
+    one GPU each, with the one-process results (docs/scale.md).
 
     \b
     Examples:
@@ -249,6 +251,7 @@ def run(ctx, config_file, rerun, fmt, settings, **given):
       audit run --config demo.toml --epochs 5
       audit run --rerun demo-npo --seed 1
       audit run --graph demo --select top-degree:2 --method oraclegrad --adapter full --mask-groups forget --localization
+      torchrun --standalone --nproc_per_node 8 -m cli.main run --graph demo --select top-degree:2 --per-edge
     """
     layers = []
     if rerun is not None:
