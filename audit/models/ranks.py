@@ -238,8 +238,13 @@ def current() -> Ranks:
         # the followers wait in a collective while the driver measures (minutes to hours on a large
         # model): the launcher, not a timeout, ends a run whose process died
         # gloo for CPU tensors too (--device cpu on a GPU machine), NCCL for CUDA ones
-        dist.init_process_group("cpu:gloo,cuda:nccl" if cuda else "gloo",
-                                timeout=datetime.timedelta(seconds=wait_seconds()))
+        try:
+            dist.init_process_group("cpu:gloo,cuda:nccl" if cuda else "gloo",
+                                    timeout=datetime.timedelta(seconds=wait_seconds()))
+        except (ValueError, RuntimeError) as e:   # WORLD_SIZE without the rest of a launcher's variables
+            raise ConfigError(f"WORLD_SIZE={os.environ.get('WORLD_SIZE')} says this process is one of several, but it "
+                              f"cannot join them ({' '.join(str(e).split())[:160]}); start it with torchrun or "
+                              "accelerate launch, or unset WORLD_SIZE") from e
     _current = Ranks(dist.get_rank(), dist.get_world_size())
     log.info("rank %d of %d (%s)", _current.rank, _current.world, dist.get_backend())
     return _current

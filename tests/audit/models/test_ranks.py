@@ -237,3 +237,13 @@ def test_a_launched_process_takes_its_own_gpu_not_one_named(monkeypatch):
     with pytest.raises(ConfigError, match=r"--device cuda:0: in a launched run each process takes the GPU of its LOCAL_RANK"):
         select_hardware("cuda:0")
     assert select_hardware("cpu").device == torch.device("cpu")
+
+
+def test_a_world_size_without_a_launcher_is_refused_in_one_line(tmp_path):
+    environ = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "MASTER_PORT")}
+    done = subprocess.run([sys.executable, "-m", "cli.main", "status"], cwd=ROOT, capture_output=True, text=True,
+                          env={**environ, "PYTHONPATH": str(ROOT), "WORLD_SIZE": "2", "RANK": "0"}, timeout=120)
+    assert done.returncode == 1
+    assert [line for line in done.stderr.splitlines() if line.strip()] == [
+        line for line in done.stderr.splitlines() if line.startswith("Error: WORLD_SIZE=2 says this process is one "
+                                                                         "of several, but it cannot join them")]
