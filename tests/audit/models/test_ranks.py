@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -49,14 +51,24 @@ def folder(tmp_path_factory) -> Path:
     return build_scratch("tiny", [f"{q} {a}" for q, a in PAIRS] * 10, tmp_path_factory.mktemp("ranks") / "model", 0)
 
 
-def launch(command: list[str], cwd: Path, launcher: str = "torchrun", **env) -> subprocess.CompletedProcess:
-    """``command`` (a script, or ``-m module ...``) in 2 processes, one torch thread each."""
+def launcher_command(command: list[str], launcher: str = "torchrun") -> list[str]:
+    """``command`` (a script, or ``-m module ...``) started in 2 processes by ``launcher``."""
     start = ([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"] if launcher == "torchrun" else
              [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
               "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"])
-    environ = {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "AUDIT_QUIET": "1", **env}
-    return subprocess.run([*start, *command], cwd=cwd, env=environ, capture_output=True, text=True, timeout=600)
+    return [*start, *command]
+
+
+def launch_env(**env) -> dict[str, str]:
+    """One torch thread a process, no progress lines."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "OMP_NUM_THREADS": "1", "AUDIT_QUIET": "1",
+            **env}
+
+
+def launch(command: list[str], cwd: Path, launcher: str = "torchrun", **env) -> subprocess.CompletedProcess:
+    """``command`` in 2 processes, one torch thread each, to its end."""
+    return subprocess.run(launcher_command(command, launcher), cwd=cwd, env=launch_env(**env), capture_output=True,
+                          text=True, timeout=600)
 
 
 # -- the arithmetic, in this process -------------------------------------------------------------
@@ -143,7 +155,8 @@ def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
     """The same per-edge sweeps in one process and launched in 2: a masked injection (LACUNA's,
     one group per edge) in 2 processes under torchrun, compared epoch by epoch; then, from the
     one-process injected model, OracleGrad on the full weights (its mask filter on every rank)
-    and NPO on LoRA adapters under accelerate launch, compared edge by edge."""
+    and NPO on LoRA adapters under accelerate launch, compared edge by edge; the NPO run killed
+    (every process) at its first checkpoint and launched again, resuming."""
     audit = [sys.executable, "-m", "cli.main"]
     graph = tmp_path / "g.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "AUDIT_QUIET": "1"}
@@ -182,7 +195,22 @@ def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
     launched("ranks-two", tmp_path / "two", "npo", "torchrun", epochs=1)   # its injection is compared
     shutil.copytree(one / "injected", tmp_path / "same" / "injected")
     launched("ranks-full-2", tmp_path / "same", "oraclegrad", "accelerate")
+    # killed (every process) at its first checkpoint, then launched again: it resumes
+    folder = tmp_path / "same" / "runs" / "ranks-lora-2"
+    killed = subprocess.Popen(launcher_command(run("ranks-lora-2", tmp_path / "same", "npo"), "accelerate"), cwd=ROOT,
+                              env=launch_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not any(folder.glob("checkpoint-*.pt")):
+        assert killed.poll() is None, "the launched run ended before its first checkpoint"
+        assert time.monotonic() < deadline, "no checkpoint within 300 s"
+        time.sleep(0.02)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait()
     launched("ranks-lora-2", tmp_path / "same", "npo", "accelerate")
+    epochs = [json.loads(line) for line in (folder / "loss.jsonl").read_text().splitlines()]
+    for edge in swept(one, "ranks-lora"):   # every epoch of every edge once, though the kill came anywhere
+        assert [e["epoch"] for e in epochs if e["phase"] == f"unlearn {edge}"] == list(range(1, 9))
 
     # a masked injection in 2 processes: the one-process losses, epoch by epoch, until rounding compounds
     for a, b in zip(injection(one)["loss_log"][:5], injection(tmp_path / "two")["loss_log"][:5]):
