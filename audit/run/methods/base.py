@@ -41,6 +41,11 @@ class UnlearnBatch:
 class Method:
     """An unlearning method: a name, a config dataclass, a default rate and a loss.
 
+    A loss takes its batch means through ``nll``, ``answer_kl`` and ``mean_over_rows``, never a
+    tensor's own mean method: in a run launched over several processes a batch part holds one
+    rank's rows, and these give that rank's share of the whole batch's mean (audit.models.ranks;
+    tests/audit/run/test_methods.py checks the method modules for it).
+
     ``scratch_lr`` is the AdamW rate used on a small model (a scratch size, or a model trained
     from one) when ``--lr`` is not given; each module says what chose it, and ``rates.py`` when
     it applies and the criterion (docs/runs.md, section 4).

@@ -185,3 +185,13 @@ def test_npo_and_dpo_away_from_the_reference(setup):
         for name, p in model.named_parameters():
             if "lora_B" in name:
                 p.zero_()
+
+
+def test_no_method_takes_a_mean_of_its_own():
+    """A launched run gives each rank a share of every batch: a loss's means must come from the
+    shared pieces (nll, answer_kl, mean_over_rows), which divide by the whole batch's counts."""
+    folder = Path(__file__).resolve().parents[3] / "audit" / "run" / "methods"
+    own = [f"{path.name}:{n}" for path in sorted(folder.glob("*.py")) if path.name != "tensors.py"
+           for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if ".mean(" in line and not line.lstrip().startswith("#")]
+    assert own == []
