@@ -77,7 +77,7 @@ def experiment(file, replace, dry_run, table_only, fmt, out_dir, pairs, cache_di
     from audit.views.report import table as markdown_table
 
     from audit.experiment.workers import Workers
-    from audit.models.ranks import launched
+    from audit.models.load import launched
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     if ray_address is not None and not ray_address.strip():

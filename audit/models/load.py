@@ -82,6 +82,15 @@ def cpu_threads(cores: int | None = None, load: float | None = None) -> int:
 _threads_set = False
 
 
+def launched() -> bool:
+    """This process is one of several started by a launcher (``WORLD_SIZE`` > 1: torchrun,
+    accelerate launch; ``audit.models.ranks``)."""
+    try:
+        return int(os.environ.get("WORLD_SIZE", "1")) > 1
+    except ValueError:
+        return False
+
+
 def threads_given() -> int | None:
     """The thread count ``AUDIT_THREADS`` gives, or None when it is not set.
 
@@ -115,11 +124,11 @@ def select_hardware(requested: str = "auto") -> Hardware:
     """``auto``: CUDA when present, else CPU. bf16 on CUDA when supported, float32 otherwise.
     The CPU's thread count is chosen by the load (``cpu_threads``), once per process."""
     set_cpu_threads()
-    launched = os.environ.get("WORLD_SIZE", "1") not in ("", "0", "1") and os.environ.get("LOCAL_RANK")
-    if requested.startswith("cuda:") and launched:
+    one_of_several = launched() and bool(os.environ.get("LOCAL_RANK"))
+    if requested.startswith("cuda:") and one_of_several:
         raise ConfigError(f"--device {requested}: in a launched run each process takes the GPU of its LOCAL_RANK; "
                           "give --device auto or cuda")
-    if requested in ("auto", "cuda") and launched and torch.cuda.is_available():
+    if requested in ("auto", "cuda") and one_of_several and torch.cuda.is_available():
         requested = f"cuda:{os.environ['LOCAL_RANK']}"   # this process's GPU of its machine
     elif requested == "auto":
         requested = "cuda" if torch.cuda.is_available() else "cpu"

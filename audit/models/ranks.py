@@ -37,7 +37,7 @@ import torch
 import torch.distributed as dist
 
 from audit.models.encoding import IGNORE
-from audit.models.load import set_cpu_threads
+from audit.models.load import launched, set_cpu_threads
 from graphstore.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -48,14 +48,6 @@ BATCH_ROWS = "batch_rows"
 _STOP = "stop"
 BUCKET_ELEMENTS = 2 ** 24   # gradients summed per all-reduce: 64 MB in float32 (DDP's buckets are 25 MB)
 _in_loop = False   # the driver is inside a loop it led (set by ``lead``, cleared by ``loop_done``)
-
-
-def launched() -> bool:
-    """This process is one of several started by a launcher (``WORLD_SIZE`` > 1)."""
-    try:
-        return int(os.environ.get("WORLD_SIZE", "1")) > 1
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)

@@ -265,7 +265,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
                 schedule.step()
                 optimizer.zero_grad(set_to_none=True)
                 steps += 1
-            summed = float(total) if not ranks.parallel else ranks.sum_floats([float(total)], hardware.device)[0]
+            summed = ranks.sum_floats([float(total)], hardware.device)[0]   # float(total) in one process
             mean_loss = summed / steps if steps else float("nan")
             loss_log.append({"epoch": epoch, "loss": mean_loss, "seconds": time.perf_counter() - epoch_started})
             values = {"loss": f"{mean_loss:.3f}"}

@@ -321,10 +321,14 @@ def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
     groups = args["filter_groups"]
     unlearner.gradient_filter = None
     if groups is not None:
-        masks = load_masks(peers.injected.folder)
+        masks = kept(f"{peers.key}/masks")   # read once per run, as the driver's are, not once per edge
         if masks is None:
-            raise RuntimeError(f"no masks in {peers.injected.folder}, where the driver found them")
-        unlearner.gradient_filter = MaskFilter(masks.to(peers.hardware.device), groups)
+            masks = load_masks(peers.injected.folder)
+            if masks is None:
+                raise RuntimeError(f"no masks in {peers.injected.folder}, where the driver found them")
+            masks = masks.to(peers.hardware.device)
+            keep(f"{peers.key}/masks", masks)
+        unlearner.gradient_filter = MaskFilter(masks, groups)
     unlearner.run(args["forget"], args["retain"], args["refusals"], checkpoint=args["checkpoint"],
                     progress=args["progress"])
 

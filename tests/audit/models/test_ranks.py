@@ -25,20 +25,17 @@ from pathlib import Path
 import pytest
 import torch
 
-from audit.config import UnlearnConfig
 from audit.models.encoding import IGNORE, QAEncoder, collate_train
-from audit.models.load import load_model, load_tokenizer, select_hardware
+from audit.models.load import load_tokenizer, select_hardware
 from audit.models.logits import mean_nll
 from audit.models.ranks import BATCH_ROWS, BATCH_TOKENS, SINGLE, Ranks
 from audit.models.scratch import build_scratch
-from audit.run.full_weights import FullWeights
 from audit.run.methods import METHODS, UnlearnBatch, method_class
-from audit.run.unlearning import add_adapters
 
 ROOT = Path(__file__).resolve().parents[3]
 GRADIENTS_SCRIPT = Path(__file__).with_name("rank_gradients.py")
 sys.path.insert(0, str(GRADIENTS_SCRIPT.parent))
-from rank_gradients import PAIRS, batch_of  # noqa: E402  (the script's batches, so both tests see the same)
+from rank_gradients import PAIRS, batch_of, model_for  # noqa: E402  (the script's batches, so both tests see the same)
 
 # float32 sums in another order: the gradient's largest entry sets the scale
 GRADIENT_TOLERANCE = 1e-5
@@ -100,14 +97,7 @@ def test_a_share_carries_the_whole_batch_denominators(folder):
 def test_every_method_loss_and_gradient_over_the_shares_add_up_to_the_whole_batch(folder, path):
     tokenizer = load_tokenizer(str(folder))
     encoder = QAEncoder(tokenizer)
-    model = load_model(str(folder), select_hardware("cpu"))
-    torch.manual_seed(3)
-    model = add_adapters(model, UnlearnConfig()) if path == "lora" else FullWeights(model)
-    with torch.no_grad():   # off the reference: NPO's ratios, DPO's margins and KL away from 0
-        for p in model.parameters():
-            if p.requires_grad:
-                p.add_(0.02 * torch.randn_like(p))
-    model.eval()
+    model = model_for(path, str(folder))   # off the reference: NPO's ratios, DPO's margins and KL away from 0
     trained = [p for p in model.parameters() if p.requires_grad]
     batch = batch_of(encoder, tokenizer.pad_token_id, 5)
     with torch.no_grad():
