@@ -208,17 +208,23 @@ def check_model_path(path: str) -> None:
         raise ConfigError(f"--model {path}: a file, not a model folder; give {MODEL_CHOICES}")
 
 
-def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = False):
-    from transformers import AutoModelForCausalLM
+def load_model(path: str, hardware: Hardware, gradient_checkpointing: bool = False, meta: bool = False):
+    """The causal LM in ``path`` on the hardware's device and in its dtype; ``meta``: its modules
+    only, every weight on the meta device (a sharded run's follower, audit.models.sharded)."""
+    from transformers import AutoConfig, AutoModelForCausalLM
 
     check_model_path(path)
     path = pretrained.resolve(path)   # converted by check_model_path, quietly
     try:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
+        if meta:
+            with torch.device("meta"):
+                model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(path), dtype=hardware.dtype)
+        else:
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=hardware.dtype)
     except (OSError, ValueError) as e:
         raise ConfigError(f"cannot load a causal LM from {path!r}: {e}") from e
-    # transformers wraps `to` with functools.wraps, which mypy types unbound (the model as first argument)
-    model.to(hardware.device)  # type: ignore[arg-type]
+    if not meta:
+        model.to(hardware.device)
     if gradient_checkpointing:
         model.gradient_checkpointing_enable()
         model.config.use_cache = False

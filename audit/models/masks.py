@@ -293,6 +293,17 @@ def _check_others(others: str) -> None:
                         "or 'zero'")
 
 
+def _like(mask: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """``mask`` as ``grad`` holds it: a sharded run's gradient (a DTensor, audit.models.sharded)
+    holds its rank's shard, so the mask is cut the same way (every rank has it whole: no
+    communication)."""
+    from torch.distributed.tensor import DTensor, distribute_tensor
+
+    if not isinstance(grad, DTensor):
+        return mask
+    return distribute_tensor(mask, grad.device_mesh, grad.placements, src_data_rank=None)
+
+
 def restrict_gradients(model: torch.nn.Module, masks: Masks, group: Groups,
                        others: Literal["keep", "zero"] = "keep") -> None:
     """Zero, in place, every masked parameter's ``.grad`` outside ``group``'s mask (a set of
@@ -320,7 +331,7 @@ def restrict_gradients(model: torch.nn.Module, masks: Masks, group: Groups,
             if name in masks.group_of:
                 if wanted is not None:
                     keep = _in_groups(masks.group_of[name].to(param.grad.device), wanted)
-                    param.grad.masked_fill_(~keep, 0)
+                    param.grad.masked_fill_(~_like(keep, param.grad), 0)
             elif others == "zero":
                 param.grad.zero_()
 

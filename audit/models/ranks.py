@@ -17,6 +17,10 @@ float rounding, and the optimizers stay equal. A rank whose share of a batch is 
 Before each loop the driver's trained weights are broadcast (``broadcast``): a reset, a resume
 or a loaded adapter on the driver is what every rank starts from.
 
+Sharded (``AUDIT_FSDP=1``, or ``accelerate launch --use_fsdp``): the loops train a copy of the
+model sharded over the ranks (``audit.models.sharded``); the shares and denominators are the
+same, FSDP's reduce-scatter sums the gradients, and every rank computes every step (``GHOST``).
+
 One process (no launcher) is ``SINGLE``: every call here is then a no-op and the loops are
 unchanged, bit for bit.
 """
@@ -36,6 +40,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from audit.models.sharded import requested as sharding_requested, settings as sharding_settings
 from audit.models.encoding import IGNORE
 from audit.models.load import launched, set_cpu_threads
 from graphstore.errors import ConfigError
@@ -45,6 +50,7 @@ log = logging.getLogger(__name__)
 # Keys ``take`` adds to a batch part: the whole batch's denominators (see the module docstring).
 BATCH_TOKENS = "batch_answer_tokens"
 BATCH_ROWS = "batch_rows"
+GHOST = "ghost"   # a sharded run's rank without a row of a batch computes row 0 with weight zero
 _STOP = "stop"
 BUCKET_ELEMENTS = 2 ** 24   # gradients summed per all-reduce: 64 MB in float32 (DDP's buckets are 25 MB)
 _in_loop = False   # the driver is inside a loop it led (set by ``lead``, cleared by ``loop_done``)
@@ -54,6 +60,7 @@ _in_loop = False   # the driver is inside a loop it led (set by ``lead``, cleare
 class Ranks:
     rank: int = 0
     world: int = 1
+    sharded: bool = False   # the loops train a sharded copy of the model (audit.models.sharded)
 
     @property
     def driver(self) -> bool:
@@ -72,23 +79,42 @@ class Ranks:
     def take(self, part: dict | None) -> dict | None:
         """This rank's rows of one batch part (``{input_ids, attention_mask, labels}``), with
         the whole part's answer tokens and rows (``BATCH_TOKENS``, ``BATCH_ROWS``) for the
-        losses to divide by; None when the rank has no row of it. One process: the part as it is."""
+        losses to divide by; None when the rank has no row of it, except in a sharded run, where
+        every rank computes every step: row 0, marked ``GHOST`` (its loss is weighted zero,
+        ``weight``). One process: the part as it is."""
         if part is None or not self.parallel:
             return part
         labels = part["labels"]
         rows = self.rows(labels.shape[0])
+        ghost = not len(rows) and self.sharded
+        if ghost:
+            rows = range(0, 1)
         if not len(rows):
             return None
-        share = {k: v[rows.start:rows.stop] for k, v in part.items()}
+        share: dict[str, Any] = {k: v[rows.start:rows.stop] for k, v in part.items()}
+        if ghost:
+            share[GHOST] = True
         # the positions a loss scores: position t predicts token t + 1, so column 0 is never scored
         share[BATCH_TOKENS] = int((labels[:, 1:] != IGNORE).sum())
         share[BATCH_ROWS] = labels.shape[0]
         return share
 
+    @staticmethod
+    def weight(share: dict) -> float:
+        """What a share's loss counts for: 0 for a ``GHOST`` row, else 1."""
+        return 0.0 if share.get(GHOST) else 1.0
+
+    @property
+    def gradient_scale(self) -> float:
+        """What a loss is multiplied by before its backward pass: FSDP's reduce-scatter divides
+        the gradients' sum by the ranks, and the losses are already shares of the batch's mean."""
+        return float(self.world) if self.sharded else 1.0
+
     # -- collectives (no-ops in one process) --------------------------------------------------
     def sum_gradients(self, params: Iterable[torch.Tensor]) -> None:
-        """Sum the trained parameters' gradients over the ranks (a missing one counts as zeros)."""
-        if not self.parallel:
+        """Sum the trained parameters' gradients over the ranks (a missing one counts as zeros).
+        A sharded run's backward pass has summed them already."""
+        if not self.parallel or self.sharded:
             return
         params = list(params)
         if not params:
@@ -214,11 +240,12 @@ def current() -> Ranks:
     if not launched():
         _current = SINGLE
         return _current
-    for variable in ("ACCELERATE_USE_FSDP", "ACCELERATE_USE_DEEPSPEED"):
-        if os.environ.get(variable, "").lower() in ("1", "true", "yes"):
-            raise ConfigError(f"{variable} is set: sharded training (FSDP, DeepSpeed) is not supported yet; "
-                              "launch data parallel instead: accelerate launch --multi_gpu, or torchrun "
-                              "(docs/scale.md)")
+    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "").lower() in ("1", "true", "yes"):
+        raise ConfigError("ACCELERATE_USE_DEEPSPEED is set: DeepSpeed is not supported; shard with FSDP instead "
+                          "(accelerate launch --use_fsdp, or AUDIT_FSDP=1 under torchrun; docs/scale.md)")
+    shard = sharding_requested()
+    if shard:
+        sharding_settings()   # a setting this tool does not honour: refused before anything starts
     set_cpu_threads()   # a follower too: AUDIT_THREADS, else what the load leaves
     if not dist.is_initialized():
         cuda = torch.cuda.is_available() and os.environ.get("ACCELERATE_USE_CPU", "").lower() not in ("1", "true")
@@ -237,8 +264,8 @@ def current() -> Ranks:
             raise ConfigError(f"WORLD_SIZE={os.environ.get('WORLD_SIZE')} says this process is one of several, but it "
                               f"cannot join them ({' '.join(str(e).split())[:160]}); start it with torchrun or "
                               "accelerate launch, or unset WORLD_SIZE") from e
-    _current = Ranks(dist.get_rank(), dist.get_world_size())
-    log.info("rank %d of %d (%s)", _current.rank, _current.world, dist.get_backend())
+    _current = Ranks(dist.get_rank(), dist.get_world_size(), shard)
+    log.info("rank %d of %d (%s%s)", _current.rank, _current.world, dist.get_backend(), ", sharded" if shard else "")
     return _current
 
 

@@ -32,6 +32,7 @@ from audit.models.load import Hardware, fingerprint, load_model, load_tokenizer
 from audit.models.logits import mean_nll
 from audit.models.masks import restrict_gradients
 from audit.models.ranks import Ranks, current, drop_kept, local_device, shared_folder
+from audit.models.sharded import training_copy
 from audit.models.scratch import build_scratch
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
 from audit.run import masked
@@ -85,11 +86,13 @@ def cache_key(model_spec: str, graph_sha256: str, config: InjectionConfig, texts
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
-def load_injected_model(injected: Injected, hardware: Hardware, gradient_checkpointing: bool = False):
-    """The injected model in memory (LoRA injection merged into the base weights) and its tokenizer."""
+def load_injected_model(injected: Injected, hardware: Hardware, gradient_checkpointing: bool = False,
+                        meta: bool = False):
+    """The injected model in memory (LoRA injection merged into the base weights) and its
+    tokenizer; ``meta``: its modules only (a merged LoRA injection has the base model's)."""
     tokenizer = load_tokenizer(injected.base)
-    model = load_model(injected.base, hardware, gradient_checkpointing)
-    if injected.adapter is not None:
+    model = load_model(injected.base, hardware, gradient_checkpointing, meta=meta)
+    if injected.adapter is not None and not meta:
         from peft import PeftModel
 
         model = PeftModel.from_pretrained(model, str(injected.adapter)).merge_and_unload()
@@ -211,9 +214,14 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
     if full_training and not scratch_size:   # float32 master weights: in bf16 a small step rounds away, in fp16
         hardware = dataclasses.replace(hardware, dtype=torch.float32)   # Adam's eps underflows (NaN)
     tokenizer = load_tokenizer(model_path)
-    model = load_model(model_path, hardware)
-    masks = (masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed,
-                            out if ranks.driver else None) if groups is not None else None)
+    # a sharded run's follower holds no whole model: its modules only, which become its shards
+    model = load_model(model_path, hardware, meta=ranks.sharded and not ranks.driver)
+    masks = None
+    if groups is not None and not (ranks.sharded and not ranks.driver):
+        masks = masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed,
+                               out if ranks.driver else None)
+    if groups is not None and ranks.sharded:   # the driver's masks (a follower's weights are not there to draw on)
+        masks = ranks.share(masks.to("cpu") if masks is not None else None).to(local_device(hardware.device))
     if not full_training:
         from peft import LoraConfig, get_peft_model
 
@@ -228,12 +236,14 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         chunks = len(pieces)
     steps_per_epoch = -(-len(encoded) // config.batch_size)
     edge_of = [q.edge for q in examples]   # masked injection: each example's group
+    sharded = training_copy(ranks, model, hardware.device)   # None unless sharded (FSDP)
+    trainee = sharded.module if sharded is not None else model   # what the loop trains
+    trained = [p for p in trainee.parameters() if p.requires_grad]
+    if sharded is None:
+        ranks.broadcast(trained)   # every rank starts from the driver's weights (a sharded copy was filled with them)
     optimizer, schedule = optimizer_and_schedule(   # no weight decay: it would move weights outside the masks
-        [p for p in model.parameters() if p.requires_grad], config.learning_rate(full_training, bool(scratch_size)), 0.0,
+        trained, config.learning_rate(full_training, bool(scratch_size)), 0.0,
         warmup_steps=steps_per_epoch, total_steps=None)
-
-    trained = [p for p in model.parameters() if p.requires_grad]
-    ranks.broadcast(trained)   # every rank starts from the driver's weights
     started = time.perf_counter()
     recall: dict[str, float] = {}
     history: list[tuple[int, float]] = []   # (epoch, min edge recall) at each evaluation
@@ -242,7 +252,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
     with Progress(f"inject {graph}", total=config.max_epochs, unit="epochs") as bar:
         for epoch in range(1, config.max_epochs + 1):
             epoch_started = time.perf_counter()
-            model.train()
+            trainee.train()
             total: float | torch.Tensor = 0.0   # becomes a tensor on the device at the first step
             steps = 0
             grouped: Sequence[tuple[int | None, dict]]
@@ -255,10 +265,10 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
             for group, batch in grouped:
                 share = ranks.take(batch)   # the batch itself in one process
                 if share is not None:
-                    loss = mean_nll(model, share)
-                    loss.backward()
+                    loss = mean_nll(trainee, share) * ranks.weight(share)
+                    (loss * ranks.gradient_scale).backward()
                     if masks is not None and group is not None:   # only this group's weights keep a gradient
-                        restrict_gradients(model, masks, group)
+                        restrict_gradients(trainee, masks, group)
                     total = total + loss.detach()   # summed on the device: no sync per step
                 ranks.sum_gradients(trained)
                 optimizer.step()
@@ -270,6 +280,8 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
             loss_log.append({"epoch": epoch, "loss": mean_loss, "seconds": time.perf_counter() - epoch_started})
             values = {"loss": f"{mean_loss:.3f}"}
             evaluated = epoch % config.eval_every == 0 or epoch == config.max_epochs
+            if evaluated and sharded is not None:   # the driver evaluates its own model, whole
+                sharded.gather_trained(model if ranks.driver else None)
             if evaluated:   # before the epoch's progress line, so that the line shows this recall
                 recall = ranks.share({k: v["rouge1"] for k, v in E.per_edge(E.evaluate(model, encoder, examples)).items()}
                                      if ranks.driver else None)   # the driver's: every rank stops at its epoch
@@ -279,7 +291,7 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
             bar.update(1, **values)
             if evaluated and min(recall.values()) >= config.target_rouge1:
                 break
-    ranks.loop_done()
+    ranks.loop_done()   # the last epoch was evaluated: a sharded copy's weights are the driver's already
     reached = min(recall.values()) >= config.target_rouge1
     if not reached and ranks.driver:
         log.warning("injection stopped at %d epochs with min edge ROUGE-1 recall %.3f < target %.3f; "

@@ -21,7 +21,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import torch
 
@@ -33,6 +33,7 @@ from audit.run.full_weights import FullWeights
 from audit.run.injection import Injected, load_injected_model
 from audit.run.masked import load_masks
 from audit.models.masks import restrict_gradients
+from audit.models.sharded import Sharded, training_copy
 from audit.run.methods import Method, UnlearnBatch
 from audit.run.training_data import TrainItem, encode
 from audit.models.training import batches, epoch_order, optimizer_and_schedule, seed_everything
@@ -114,14 +115,13 @@ class Unlearner:
         self.device = device
         # the adapters' initial values (full-parameter unlearning resets from its reference instead)
         self._initial = {} if self.full else {k: v.detach().clone() for k, v in self._adapter_state().items()}
+        self._sharded: Sharded | None = None   # a sharded run's training copy (``_trainee``)
         self.trained = False     # the adapters hold an unlearning (run, or loaded)
 
     @property
     def bare(self) -> torch.nn.Module:
         """The transformers model under the adapters or the wrapper (parameter names as saved)."""
-        if isinstance(self.model, FullWeights):
-            return self.model.model
-        return self.model.get_base_model()
+        return bare(self.model)
 
     def _adapter_state(self) -> dict[str, torch.Tensor]:
         return {name: p for name, p in self.model.named_parameters() if p.requires_grad}
@@ -183,6 +183,7 @@ class Unlearner:
                 "forget": forget, "retain": retain, "refusals": refusals, "checkpoint": checkpoint,
                 "progress": progress, "filter_groups": getattr(self.gradient_filter, "groups", None)}))
         ranks = self.ranks
+        trainee = self._trainee()   # the model itself, or every rank's sharded copy of it
         forget_enc = [encode(self.encoder, item) for item in forget]
         retain_enc = [encode(self.encoder, item) for item in retain]
         pad, device = self.encoder.pad_id, self.device
@@ -190,14 +191,17 @@ class Unlearner:
         updates_per_epoch = -(-steps_per_epoch // cfg.grad_accum)
         # decoupled weight decay moves every weight: a gradient restricted to a mask trains without it
         optimizer, schedule = optimizer_and_schedule(
-            [p for p in self.model.parameters() if p.requires_grad], self.lr,
+            [p for p in trainee.parameters() if p.requires_grad], self.lr,
             0.0 if self.gradient_filter is not None else cfg.weight_decay,
             warmup_steps=updates_per_epoch, total_steps=updates_per_epoch * cfg.epochs)
 
         start_epoch, done = 0, dict[str, Any]()
         if checkpoint is not None and checkpoint.exists():
             start_epoch, done = self._load_checkpoint(checkpoint, optimizer, schedule)
-        ranks.broadcast(self._adapter_state().values())   # every rank starts from the driver's weights
+        if self._sharded is not None:   # every rank starts from the driver's weights
+            self._sharded.load_trained(self.model if ranks.driver else None)
+        else:
+            ranks.broadcast(self._adapter_state().values())
         pairing = pairing_log.open("a", encoding="utf-8") if pairing_log else None
         # A resumed run counts the work of the epochs before the kill too (kept in the checkpoint).
         tokens, steps, pairs = done.get("tokens", 0), done.get("steps", 0), done.get("pairs", 0)
@@ -205,7 +209,7 @@ class Unlearner:
         started = time.perf_counter() - done.get("seconds", 0.0)
         if loss_log is not None and "loss" in done:   # the last kept epoch's, if the kill came before its line
             loss_log(start_epoch, *done["loss"])
-        self.model.train()
+        trainee.train()
         try:
             with Progress(progress, total=cfg.epochs, initial=start_epoch, unit="epochs") as bar:
                 for epoch in range(start_epoch + 1, cfg.epochs + 1):
@@ -223,17 +227,17 @@ class Unlearner:
                         share = self._share(batch)   # the batch itself in one process
                         step_loss = 0.0
                         if share is not None:
-                            loss = method.loss(self.model, share) / cfg.grad_accum
-                            loss.backward()
+                            loss = method.loss(trainee, share) * ranks.weight(share.forget) / cfg.grad_accum
+                            (loss * ranks.gradient_scale).backward()
                             if self.gradient_filter is not None:
-                                self.gradient_filter(self.bare)
+                                self.gradient_filter(bare(trainee))
                             step_loss = loss.item() * cfg.grad_accum
                         tokens += sum(int(part["attention_mask"].sum()) for part in
                                       (batch.forget, batch.retain, batch.refusal) if part is not None)
                         steps += 1
                         pairs += len(rows)
                         if (step + 1) % cfg.grad_accum == 0 or step + 1 == len(forget_batches):
-                            ranks.sum_gradients(self._adapter_state().values())
+                            ranks.sum_gradients(p for p in trainee.parameters() if p.requires_grad)
                             optimizer.step()
                             schedule.step()
                             optimizer.zero_grad(set_to_none=True)
@@ -242,7 +246,7 @@ class Unlearner:
                     loss_value = epoch_loss[-1] if epoch_loss else loss_value
                     mean_loss = sum(epoch_loss) / len(epoch_loss) if epoch_loss else float("nan")
                     epoch_seconds = time.perf_counter() - epoch_started
-                    if checkpoint is not None and ranks.driver:   # the epoch's loss too: a run killed before logging it logs it on resume
+                    if checkpoint is not None:   # the epoch's loss too: a run killed before logging it logs it on resume
                         self._save_checkpoint(checkpoint, epoch, optimizer, schedule, {
                             "tokens": tokens, "steps": steps, "pairs": pairs,
                             "seconds": time.perf_counter() - started, "loss": [mean_loss, epoch_seconds]})
@@ -252,6 +256,8 @@ class Unlearner:
         finally:
             if pairing:
                 pairing.close()
+        if self._sharded is not None and checkpoint is None:   # with a checkpoint, its last epoch gathered them
+            self._sharded.gather_trained(self.model if ranks.driver else None)
         ranks.loop_done()
         self.model.eval()
         self.trained = True
@@ -285,20 +291,50 @@ class Unlearner:
             record["refusal"] = chosen
         return UnlearnBatch(forget_batch, retain_batch, refusal_batch), record
 
+    def _trainee(self) -> torch.nn.Module:
+        """What the loop trains: ``self.model``, or in a sharded run (audit.models.sharded) every
+        rank's sharded copy of it, built at the first loop and kept for the run's next ones."""
+        if self.ranks.sharded and self._sharded is None:
+            self._sharded = training_copy(self.ranks, self.model, self.device)
+        return self._sharded.module if self._sharded is not None else self.model
+
     def _save_checkpoint(self, path: Path, epoch: int, optimizer, schedule, done: dict) -> None:
+        """The driver saves; in a sharded run every rank first gathers its shards of the trained
+        weights (into the driver's model) and of the optimizer state."""
+        optimizer_state = optimizer.state_dict()
+        if self._sharded is not None:
+            self._sharded.gather_trained(self.model if self.ranks.driver else None)
+            optimizer_state = self._sharded.optimizer_state(optimizer)
+        if not self.ranks.driver:
+            return
         tmp = path.with_name(path.name + ".tmp")
         torch.save({"epoch": epoch, "adapters": {k: v.detach().cpu() for k, v in self._adapter_state().items()},
-                    "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(), "done": done}, tmp)
+                    "optimizer": optimizer_state, "schedule": schedule.state_dict(), "done": done,
+                    "sharded": self._sharded is not None}, tmp)
         os.replace(tmp, path)
 
     def _load_checkpoint(self, path: Path, optimizer, schedule) -> tuple[int, dict]:
         state = torch.load(path, map_location=self.device, weights_only=True)
-        with torch.no_grad():
-            for name, p in self._adapter_state().items():
-                p.copy_(state["adapters"][name])
-        optimizer.load_state_dict(state["optimizer"])
+        if bool(state.get("sharded")) != (self._sharded is not None):
+            raise ConfigError(f"{path} was written by a {'sharded (FSDP)' if state.get('sharded') else 'unsharded'} "
+                              "training: resume it launched the same way (docs/scale.md), or delete the run")
+        if self._sharded is None or self.ranks.driver:   # a follower's sharded copy is filled from the driver's
+            with torch.no_grad():
+                for name, p in self._adapter_state().items():
+                    p.copy_(state["adapters"][name])
+        if self._sharded is not None:
+            self._sharded.load_optimizer_state(optimizer, state["optimizer"])
+        else:
+            optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
         return int(state["epoch"]), dict(state.get("done", {}))
+
+
+def bare(model: torch.nn.Module) -> torch.nn.Module:
+    """The transformers model under LoRA adapters or the full-weights wrapper."""
+    if isinstance(model, FullWeights):
+        return model.model
+    return cast(Any, model).get_base_model()
 
 
 def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
@@ -314,7 +350,9 @@ def follow(ranks: Ranks, job: tuple[Peers, dict]) -> None:
         if peers.injected.info["kind"] != "none":
             shared_folder(peers.injected.folder)
         drop_kept()   # one run's unlearner at a time
-        model, tokenizer = load_injected_model(peers.injected, peers.hardware, peers.gradient_checkpointing)
+        # sharded: the modules only, which become this rank's shards of the training copy
+        model, tokenizer = load_injected_model(peers.injected, peers.hardware, peers.gradient_checkpointing,
+                                               meta=ranks.sharded)
         unlearner = Unlearner(model, QAEncoder(tokenizer), peers.method, peers.config, peers.hardware.device,
                               peers=peers)
         keep(peers.key, unlearner)
