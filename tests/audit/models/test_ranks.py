@@ -4,11 +4,13 @@ against the whole batch's denominators, gradients summed over the ranks.
 - In this process: the rows split every batch; a rank's share carries the whole batch's
   denominators; every method's loss and gradient over the shares add up to the whole batch's
   (counted independently: answer tokens in a loop over the labels).
-- Under ``torchrun`` with 2 processes (gloo): the gradients summed by the all-reduce equal the
-  one-process gradient for every method, LoRA and full weights (tests/audit/models/rank_gradients.py).
-- End to end: ``audit run --per-edge`` under torchrun and under ``accelerate launch`` against the
-  same runs in one process: a masked injection's losses epoch by epoch, and per-edge results of
-  OracleGrad on the full weights and of NPO on LoRA from the same injected model.
+- Under ``torchrun`` with 2 processes (gloo): the gradients summed by the all-reduce, or by a
+  sharded copy's reduce-scatter (FSDP, ``audit.models.sharded``), equal the one-process gradient
+  for every method, LoRA and full weights (tests/audit/models/rank_gradients.py).
+- End to end, data parallel and sharded: ``audit run --per-edge`` under torchrun and under
+  ``accelerate launch`` against the same runs in one process: a masked injection's losses epoch
+  by epoch, and per-edge results of OracleGrad on the full weights and of NPO on LoRA from the
+  same injected model, the NPO run killed at its first checkpoint and launched again.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import torch
 from audit.models.encoding import IGNORE, QAEncoder, collate_train
 from audit.models.load import load_tokenizer, select_hardware
 from audit.models.logits import mean_nll
-from audit.models.ranks import BATCH_ROWS, BATCH_TOKENS, SINGLE, Ranks
+from audit.models.ranks import BATCH_ROWS, BATCH_TOKENS, GHOST, SINGLE, Ranks
 from audit.models.scratch import build_scratch
 from audit.run.methods import METHODS, UnlearnBatch, method_class
 
@@ -48,11 +50,12 @@ def folder(tmp_path_factory) -> Path:
     return build_scratch("tiny", [f"{q} {a}" for q, a in PAIRS] * 10, tmp_path_factory.mktemp("ranks") / "model", 0)
 
 
-def launcher_command(command: list[str], launcher: str = "torchrun") -> list[str]:
-    """``command`` (a script, or ``-m module ...``) started in 2 processes by ``launcher``."""
+def launcher_command(command: list[str], launcher: str = "torchrun", sharded: bool = False) -> list[str]:
+    """``command`` (a script, or ``-m module ...``) started in 2 processes by ``launcher``;
+    ``sharded``: accelerate's FSDP (torchrun's is ``AUDIT_FSDP=1`` in the environment)."""
     start = ([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"] if launcher == "torchrun" else
-             [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"])
+             [sys.executable, "-m", "accelerate.commands.launch", "--use_fsdp" if sharded else "--multi_gpu",
+              "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"])
     return [*start, *command]
 
 
@@ -62,10 +65,13 @@ def launch_env(**env) -> dict[str, str]:
             **env}
 
 
-def launch(command: list[str], cwd: Path, launcher: str = "torchrun", **env) -> subprocess.CompletedProcess:
-    """``command`` in 2 processes, one torch thread each, to its end."""
-    return subprocess.run(launcher_command(command, launcher), cwd=cwd, env=launch_env(**env), capture_output=True,
-                          text=True, timeout=600)
+def launch(command: list[str], cwd: Path, launcher: str = "torchrun", sharded: bool = False,
+           **env) -> subprocess.CompletedProcess:
+    """``command`` in 2 processes, one torch thread each, to its end; ``sharded``: FSDP."""
+    if sharded and launcher == "torchrun":
+        env["AUDIT_FSDP"] = "1"
+    return subprocess.run(launcher_command(command, launcher, sharded), cwd=cwd, env=launch_env(**env),
+                          capture_output=True, text=True, timeout=600)
 
 
 # -- the arithmetic, in this process -------------------------------------------------------------
@@ -89,8 +95,22 @@ def test_a_share_carries_the_whole_batch_denominators(folder):
     assert torch.equal(torch.cat([first["labels"], second["labels"]]), part["labels"])
     for share in (first, second):
         assert share[BATCH_TOKENS] == answer_tokens and share[BATCH_ROWS] == 3
-    assert Ranks(0, 4).take(collate_train([encoder.encode(*PAIRS[0])], encoder.pad_id)) is None   # no row of it
+    one_row = collate_train([encoder.encode(*PAIRS[0])], encoder.pad_id)
+    assert Ranks(0, 4).take(one_row) is None   # no row of it
     assert SINGLE.take(part) is part   # one process: the batch itself, no denominators
+    assert Ranks(0, 2).weight(first) == 1.0 and GHOST not in first
+
+
+def test_a_sharded_rank_without_a_row_computes_row_0_with_weight_zero(folder):
+    """Every rank of a sharded run runs every forward and backward (they gather the weights as
+    they go): the rank a batch has no row for computes its row 0, which counts for nothing."""
+    encoder = QAEncoder(load_tokenizer(str(folder)))
+    part = collate_train([encoder.encode(*PAIRS[0])], encoder.pad_id)
+    owner, ghost = Ranks(1, 2, sharded=True).take(part), Ranks(0, 2, sharded=True).take(part)
+    assert owner is not None and ghost is not None
+    assert torch.equal(ghost["input_ids"], part["input_ids"]) and ghost[GHOST] is True
+    assert Ranks.weight(ghost) == 0.0 and Ranks.weight(owner) == 1.0
+    assert Ranks(0, 2, sharded=True).gradient_scale == 2.0 and Ranks(0, 2).gradient_scale == 1.0
 
 
 @pytest.mark.parametrize("path", ["lora", "full"])
@@ -127,105 +147,132 @@ def test_every_method_loss_and_gradient_over_the_shares_add_up_to_the_whole_batc
 
 # -- two processes ------------------------------------------------------------------------------
 
-def test_two_processes_sum_to_the_one_process_gradient_of_every_method(folder, tmp_path):
-    done = launch([str(GRADIENTS_SCRIPT), str(folder)], tmp_path)
+@pytest.mark.parametrize("sharded", [False, True], ids=["data-parallel", "sharded"])
+def test_two_processes_sum_to_the_one_process_gradient_of_every_method(folder, tmp_path, sharded):
+    done = launch([str(GRADIENTS_SCRIPT), str(folder)], tmp_path, sharded=sharded)
     assert done.returncode == 0, done.stderr[-3000:]
     cases = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     missing = [case for case in cases if case.get("check") == "missing"]
-    assert missing == [{"check": "missing", "unused": True, "one_sided": [2.0, 3.0]}]
+    assert missing == ([] if sharded else [{"check": "missing", "unused": True, "one_sided": [2.0, 3.0]}])
     cases = [case for case in cases if "check" not in case]
     assert len(cases) == len(METHODS.names()) * 2 * 3   # methods x (lora, full) x (1, 3, 5 rows)
     for case in cases:
+        assert case["sharded"] is sharded, case
         assert case["scale"] > 1e-3, case
         assert case["relative"] <= GRADIENT_TOLERANCE, case
         assert abs(case["loss"] - case["summed_loss"]) <= 1e-5 * max(1.0, abs(case["loss"])), case
 
 
-def test_a_launched_run_gives_the_one_process_results(store_dir, tmp_path):
-    """The same per-edge sweeps in one process and launched in 2: a masked injection (LACUNA's,
-    one group per edge) in 2 processes under torchrun, compared epoch by epoch; then, from the
-    one-process injected model, OracleGrad on the full weights (its mask filter on every rank)
-    and NPO on LoRA adapters under accelerate launch, compared edge by edge; the NPO run killed
-    (every process) at its first checkpoint and launched again, resuming."""
-    audit = [sys.executable, "-m", "cli.main"]
-    graph = tmp_path / "g.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "AUDIT_QUIET": "1"}
-    for step in (["generate", "pistol", "--topology", "barabasi_albert", "--nodes", "4", "--m", "1",
-                  "--employment-fraction", "0.3", "--seed", "1", "--output", str(graph)],
-                 ["build", "--store", str(store_dir), "--pistol", str(graph), "--graph", "ranks", "--replace"]):
-        subprocess.run([*audit, *step], cwd=ROOT, env=env, check=True, capture_output=True)
+class Sweeps:
+    """The per-edge sweeps the launched runs are compared with, run once in one process from one
+    injected model: OracleGrad on the full weights and NPO on LoRA adapters, after a masked
+    injection (LACUNA's, one group per edge)."""
 
-    def run(run_id: str, cache: Path, method: str, epochs: int = 8) -> list[str]:
+    def __init__(self, store: Path, folder: Path):
+        self.store, self.one = store, folder / "one"
+        env = launch_env()
+        for step in (["generate", "pistol", "--topology", "barabasi_albert", "--nodes", "4", "--m", "1",
+                      "--employment-fraction", "0.3", "--seed", "1", "--output", str(folder / "g.json")],
+                     ["build", "--store", str(store), "--pistol", str(folder / "g.json"), "--graph", "ranks",
+                      "--replace"]):
+            subprocess.run([sys.executable, "-m", "cli.main", *step], cwd=ROOT, env=env, check=True, capture_output=True)
+        for run_id, method in (("ranks-full", "oraclegrad"), ("ranks-lora", "npo")):
+            done = subprocess.run([sys.executable, *self.run(run_id, self.one, method)], cwd=ROOT, env=env,
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr[-3000:]
+
+    def run(self, run_id: str, cache: Path, method: str, epochs: int = 8, inject_epochs: int = 20) -> list[str]:
         full = ["--adapter", "full"] if method == "oraclegrad" else []
-        return ["-m", "cli.main", "run", "--store", str(store_dir), "--graph", "ranks", "--select", "top-degree:2",
+        return ["-m", "cli.main", "run", "--store", str(self.store), "--graph", "ranks", "--select", "top-degree:2",
                 "--per-edge", "--mask-groups", "edge", "--method", method, *full, "--epochs", str(epochs),
-                "--inject-max-epochs", "20", "--run-id", run_id, "--cache-dir", str(cache)]
+                "--inject-max-epochs", str(inject_epochs), "--run-id", run_id, "--cache-dir", str(cache)]
 
-    def alone(run_id: str, cache: Path, method: str) -> None:
-        done = subprocess.run([sys.executable, *run(run_id, cache, method)], cwd=ROOT, env=env,
-                              capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr[-3000:]
-
-    def launched(run_id: str, cache: Path, method: str, launcher: str, epochs: int = 8) -> None:
-        done = launch(run(run_id, cache, method, epochs), ROOT, launcher=launcher)
-        assert done.returncode == 0, done.stderr[-3000:]
-
+    @staticmethod
     def injection(cache: Path) -> dict:
         return json.loads(next((cache / "injected").glob("*/injection.json")).read_text())
 
+    @staticmethod
     def record(cache: Path, run_id: str, name: str) -> dict:
         return json.loads((cache / "runs" / run_id / name).read_text())
 
-    def swept(cache: Path, run_id: str) -> dict:
-        return {row["edge"]: row for row in record(cache, run_id, "results.json")["edges"] if row["role"] == "forget"}
+    def swept(self, cache: Path, run_id: str) -> dict:
+        return {row["edge"]: row for row in self.record(cache, run_id, "results.json")["edges"] if row["role"] == "forget"}
 
-    one = tmp_path / "one"
-    alone("ranks-full", one, "oraclegrad")
-    alone("ranks-lora", one, "npo")   # the same injected model (one cache)
-    launched("ranks-two", tmp_path / "two", "npo", "torchrun", epochs=1)   # its injection is compared
-    shutil.copytree(one / "injected", tmp_path / "same" / "injected")
-    launched("ranks-full-2", tmp_path / "same", "oraclegrad", "accelerate")
+
+@pytest.fixture(scope="module")
+def sweeps(store_dir, tmp_path_factory) -> Sweeps:
+    return Sweeps(store_dir, tmp_path_factory.mktemp("sweeps"))
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["data-parallel", "sharded"])
+def test_a_launched_run_gives_the_one_process_results(sweeps, tmp_path, sharded):
+    """The one-process sweeps (``Sweeps``) launched in 2 processes, data parallel or sharded
+    (FSDP): the masked injection under torchrun, compared epoch by epoch; then, from the
+    one-process injected model, OracleGrad on the full weights (its mask filter on every rank)
+    under torchrun and NPO on LoRA under accelerate launch, compared edge by edge; the NPO run
+    killed (every process) at its first checkpoint and launched again, resuming."""
+    one, same = sweeps.one, tmp_path / "same"
+    how = "sharded" if sharded else "parallel"   # run ids of their own: the graph is the session's
+
+    def launched(run_id: str, cache: Path, method: str, launcher: str, **lengths) -> None:
+        done = launch(sweeps.run(run_id, cache, method, **lengths), ROOT, launcher=launcher, sharded=sharded)
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    # its injection's first 5 epochs are compared (a constant rate after the warm-up: the same 5 epochs as in 20)
+    launched(f"ranks-two-{how}", tmp_path / "two", "npo", "torchrun", epochs=1, inject_epochs=5)
+    shutil.copytree(one / "injected", same / "injected")
+    launched(f"ranks-full-{how}", same, "oraclegrad", "torchrun")
     # killed (every process) at its first checkpoint, then launched again: it resumes
-    folder = tmp_path / "same" / "runs" / "ranks-lora-2"
-    killed = subprocess.Popen(launcher_command(run("ranks-lora-2", tmp_path / "same", "npo"), "accelerate"), cwd=ROOT,
-                              env=launch_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    folder = same / "runs" / f"ranks-lora-{how}"
+    output = tmp_path / "killed.log"
+    with output.open("w") as sink:
+        killed = subprocess.Popen(launcher_command(sweeps.run(f"ranks-lora-{how}", same, "npo"), "accelerate", sharded),
+                                  cwd=ROOT, env=launch_env(), stdout=sink, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
     deadline = time.monotonic() + 300
     while not any(folder.glob("checkpoint-*.pt")):
-        assert killed.poll() is None, "the launched run ended before its first checkpoint"
+        assert killed.poll() is None, f"the launched run ended before its first checkpoint: {output.read_text()[-3000:]}"
         assert time.monotonic() < deadline, "no checkpoint within 300 s"
         time.sleep(0.02)
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait()
-    launched("ranks-lora-2", tmp_path / "same", "npo", "accelerate")
+    launched(f"ranks-lora-{how}", same, "npo", "accelerate")
     epochs = [json.loads(line) for line in (folder / "loss.jsonl").read_text().splitlines()]
-    for edge in swept(one, "ranks-lora"):   # every epoch of every edge once, though the kill came anywhere
+    for edge in sweeps.swept(one, "ranks-lora"):   # every epoch of every edge once, though the kill came anywhere
         assert [e["epoch"] for e in epochs if e["phase"] == f"unlearn {edge}"] == list(range(1, 9))
 
     # a masked injection in 2 processes: the one-process losses, epoch by epoch, until rounding compounds
-    for a, b in zip(injection(one)["loss_log"][:5], injection(tmp_path / "two")["loss_log"][:5]):
+    for a, b in zip(sweeps.injection(one)["loss_log"][:5], sweeps.injection(tmp_path / "two")["loss_log"][:5]):
         assert b["loss"] == pytest.approx(a["loss"], rel=1e-4), (a, b)
-    assert injection(tmp_path / "two")["kind"] == "masked"
+    assert sweeps.injection(tmp_path / "two")["kind"] == "masked"
+    assert len(sweeps.injection(tmp_path / "two")["loss_log"]) == 5
     # unlearning in 2 processes from the same injected model: the same per-edge results
     for run_id in ("ranks-full", "ranks-lora"):
-        expected, got = swept(one, run_id), swept(tmp_path / "same", f"{run_id}-2")
+        expected, got = sweeps.swept(one, run_id), sweeps.swept(same, f"{run_id}-{how}")
         assert got.keys() == expected.keys() and len(expected) == 2
         assert any(row["rouge1_after"] < row["rouge1_before"] for row in expected.values()), "nothing unlearned"
         for edge, row in expected.items():
             for measure in ("rouge1_after", "retained_rouge1_after"):
                 assert abs(got[edge][measure] - row[measure]) <= ROUGE_TOLERANCE, (run_id, edge, measure)
     # and the record says how each ran
-    assert record(one, "ranks-full", "environment.json")["processes"] == 1
-    assert record(tmp_path / "two", "ranks-two", "environment.json")["processes"] == 2
-    assert record(tmp_path / "same", "ranks-full-2", "environment.json")["processes"] == 2
+    assert sweeps.record(one, "ranks-full", "environment.json")["processes"] == 1
+    for cache, run_id in ((tmp_path / "two", f"ranks-two-{how}"), (same, f"ranks-full-{how}"), (same, f"ranks-lora-{how}")):
+        environment = sweeps.record(cache, run_id, "environment.json")
+        assert (environment["processes"], environment["sharded"]) == (2, sharded), run_id
 
 
-def test_a_sharded_launch_is_refused_in_one_line(tmp_path):
-    done = launch(["-m", "cli.main", "status"], ROOT, ACCELERATE_USE_FSDP="true")
+@pytest.mark.parametrize("variable, value, says", [
+    ("ACCELERATE_USE_DEEPSPEED", "true", "ACCELERATE_USE_DEEPSPEED is set: DeepSpeed is not supported; shard with "
+     "FSDP instead (accelerate launch --use_fsdp, or AUDIT_FSDP=1 under torchrun; docs/scale.md)"),
+    ("FSDP_OFFLOAD_PARAMS", "true", "FSDP_OFFLOAD_PARAMS is set: sharded training here keeps the shards on the "
+     "GPU; launch without CPU offload (docs/scale.md)"),
+    ("FSDP_SHARDING_STRATEGY", "HYBRID_SHARD", "FSDP_SHARDING_STRATEGY=HYBRID_SHARD: this tool shards with "
+     "FULL_SHARD or SHARD_GRAD_OP (docs/scale.md)"),
+])
+def test_a_launch_this_tool_cannot_honour_is_refused_in_one_line(variable, value, says):
+    done = launch(["-m", "cli.main", "status"], ROOT, **{variable: value, "AUDIT_FSDP": "1"})
     assert done.returncode != 0
-    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
-    assert errors == ["Error: ACCELERATE_USE_FSDP is set: sharded training (FSDP, DeepSpeed) is not supported yet; "
-                      "launch data parallel instead: accelerate launch --multi_gpu, or torchrun (docs/scale.md)"]
+    assert [line for line in done.stderr.splitlines() if line.startswith("Error:")] == [f"Error: {says}"]
 
 
 def test_a_follower_without_the_driver_folder_says_the_cache_must_be_shared(tmp_path):
