@@ -235,7 +235,9 @@ def run(ctx, config_file, rerun, fmt, settings, **given):
     (<cache>/runs/<id>) keeps its options (config.toml), versions and hardware
     (environment.json), loss per epoch (loss.jsonl) and results (results.json). Launched
     with torchrun or accelerate launch, its training runs data parallel over the processes,
-    one GPU each, with the one-process results (docs/scale.md).
+    one GPU each, with the one-process results; with accelerate launch --use_fsdp (or
+    AUDIT_FSDP=1 under torchrun) each process holds a share of the model's weights, for a
+    model too large to train on one GPU (docs/scale.md).
 
     \b
     Examples:

@@ -123,8 +123,10 @@ def environment(store: GraphStore, hardware: Hardware) -> dict:
         "cuda": torch.version.cuda if cuda else None,
         "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if cuda else [],
         "executable": sys.executable,
-        # a launched run (torchrun, accelerate launch): its training ran data parallel over this many
+        # a launched run (torchrun, accelerate launch): its training ran over this many processes,
+        # data parallel, or sharded (FSDP: each process held a share of the trained weights)
         "processes": current().world,
+        "sharded": current().sharded,
     }
 
 

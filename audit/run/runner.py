@@ -90,9 +90,11 @@ def _report_start(p: RunPlan, resumed: bool, report: Callable[[str], None]) -> N
 
 
 def _processes() -> str:
-    """``, training over 2 processes`` in a launched run (audit.models.ranks), else nothing."""
-    world = current().world
-    return f", training over {world} processes (data parallel)" if world > 1 else ""
+    """``, training over 2 processes (data parallel)`` in a launched run (audit.models.ranks),
+    ``(sharded, FSDP)`` when it shards the model, else nothing."""
+    ranks = current()
+    how = "sharded, FSDP" if ranks.sharded else "data parallel"
+    return f", training over {ranks.world} processes ({how})" if ranks.parallel else ""
 
 
 def _record_start(p: RunPlan, record: RunRecord, life: RunLifecycle, store: GraphStore) -> None:
