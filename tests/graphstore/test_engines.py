@@ -152,19 +152,24 @@ def _gone(pid: int, timeout_s: float) -> bool:
     return False
 
 
-@pytest.mark.parametrize("how", ["parent killed", "SIGTERM"])
-def test_the_neo4j_test_server_stops_when_its_parent_dies_or_on_a_signal(neo4j_server, tmp_path, how):
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path), str(REPO / "tests")],
-                              stdout=subprocess.PIPE, text=True)
+def test_the_neo4j_test_server_stops_when_its_parent_dies_or_on_a_signal(neo4j_server, tmp_path):
+    """Two servers started at once (their start-ups overlap): one's parent killed, the other's
+    JVM sent SIGTERM; both JVMs end and close their ports."""
+    parents = {how: subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path / how.replace(" ", "-")),
+                                      str(REPO / "tests")], stdout=subprocess.PIPE, text=True)
+               for how in ("parent killed", "SIGTERM")}
     try:
-        pid, port = map(int, parent.stdout.readline().split())
-        os.kill(parent.pid if how == "parent killed" else pid, signal.SIGKILL if how == "parent killed" else signal.SIGTERM)
-        assert _gone(pid, 90), f"the server JVM {pid} is still running after its {how}"
-        with pytest.raises(OSError):     # and its port is closed
-            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        started = {how: tuple(map(int, parent.stdout.readline().split())) for how, parent in parents.items()}
+        os.kill(parents["parent killed"].pid, signal.SIGKILL)
+        os.kill(started["SIGTERM"][0], signal.SIGTERM)
+        for how, (pid, port) in started.items():
+            assert _gone(pid, 90), f"the server JVM {pid} is still running after its {how}"
+            with pytest.raises(OSError):     # and its port is closed
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
     finally:
-        parent.kill()
-        parent.wait()
+        for parent in parents.values():
+            parent.kill()
+            parent.wait()
 
 
 def test_without_java_or_maven_the_neo4j_tests_say_what_is_missing(monkeypatch, tmp_path):
