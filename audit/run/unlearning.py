@@ -196,7 +196,10 @@ class Unlearner:
             warmup_steps=updates_per_epoch, total_steps=updates_per_epoch * cfg.epochs)
 
         start_epoch, done = 0, dict[str, Any]()
-        if checkpoint is not None and checkpoint.exists():
+        # the driver's view: a follower on another machine may see the file late (and must not
+        # start a fresh optimizer while the driver resumes, or skip a sharded load's collectives)
+        if ranks.share(checkpoint is not None and checkpoint.exists()):
+            assert checkpoint is not None
             start_epoch, done = self._load_checkpoint(checkpoint, optimizer, schedule)
         if self._sharded is not None:   # every rank starts from the driver's weights
             self._sharded.load_trained(self.model if ranks.driver else None)
@@ -294,8 +297,12 @@ class Unlearner:
     def _trainee(self) -> torch.nn.Module:
         """What the loop trains: ``self.model``, or in a sharded run (audit.models.sharded) every
         rank's sharded copy of it, built at the first loop and kept for the run's next ones."""
-        if self.ranks.sharded and self._sharded is None:
-            self._sharded = training_copy(self.ranks, self.model, self.device)
+        if self.ranks.sharded:
+            # every rank builds it again when one has none: a follower led into an injection
+            # between two of this unlearner's loops (the localization control's) dropped its own
+            if self.ranks.sum_floats([float(self._sharded is None)], self.device)[0] > 0:
+                self._sharded = None
+                self._sharded = training_copy(self.ranks, self.model, self.device)
         return self._sharded.module if self._sharded is not None else self.model
 
     def _save_checkpoint(self, path: Path, epoch: int, optimizer, schedule, done: dict) -> None:
@@ -314,7 +321,10 @@ class Unlearner:
         os.replace(tmp, path)
 
     def _load_checkpoint(self, path: Path, optimizer, schedule) -> tuple[int, dict]:
-        state = torch.load(path, map_location=self.device, weights_only=True)
+        # sharded: read on the CPU, mapped (every weight and moment of the model: it may not fit a
+        # GPU), and each rank's shards are taken from it
+        state = (torch.load(path, map_location="cpu", mmap=True, weights_only=True) if self._sharded is not None
+                 else torch.load(path, map_location=self.device, weights_only=True))
         if bool(state.get("sharded")) != (self._sharded is not None):
             raise ConfigError(f"{path} was written by a {'sharded (FSDP)' if state.get('sharded') else 'unsharded'} "
                               "training: resume it launched the same way (docs/scale.md), or delete the run")

@@ -181,15 +181,18 @@ class Sweeps:
                                   capture_output=True, text=True)
             assert done.returncode == 0, done.stderr[-3000:]
 
-    def run(self, run_id: str, cache: Path, method: str, epochs: int = 8, inject_epochs: int = 20) -> list[str]:
-        full = ["--adapter", "full"] if method == "oraclegrad" else []
+    def run(self, run_id: str, cache: Path, method: str, epochs: int = 8, inject_epochs: int = 20,
+            extra: tuple[str, ...] = ()) -> list[str]:
+        full = ["--adapter", "full", *extra] if method == "oraclegrad" else list(extra)
         return ["-m", "cli.main", "run", "--store", str(self.store), "--graph", "ranks", "--select", "top-degree:2",
                 "--per-edge", "--mask-groups", "edge", "--method", method, *full, "--epochs", str(epochs),
                 "--inject-max-epochs", str(inject_epochs), "--run-id", run_id, "--cache-dir", str(cache)]
 
     @staticmethod
     def injection(cache: Path) -> dict:
-        return json.loads(next((cache / "injected").glob("*/injection.json")).read_text())
+        """The masked injection in ``cache`` (a localization's control injection is unmasked)."""
+        return next(info for path in (cache / "injected").glob("*/injection.json")
+                    if (info := json.loads(path.read_text()))["kind"] == "masked")
 
     @staticmethod
     def record(cache: Path, run_id: str, name: str) -> dict:
@@ -218,8 +221,10 @@ def test_a_launched_run_gives_the_one_process_results(sweeps, tmp_path, sharded)
         done = launch(sweeps.run(run_id, cache, method, **lengths), ROOT, launcher=launcher, sharded=sharded)
         assert done.returncode == 0, done.stderr[-3000:]
 
-    # its injection's first 5 epochs are compared (a constant rate after the warm-up: the same 5 epochs as in 20)
-    launched(f"ranks-two-{how}", tmp_path / "two", "npo", "torchrun", epochs=1, inject_epochs=5)
+    # its injection's first 5 epochs are compared (a constant rate after the warm-up: the same 5 epochs as in 20);
+    # with the localization's unmasked control, whose injection the followers are led into between two edges
+    launched(f"ranks-two-{how}", tmp_path / "two", "npo", "torchrun", epochs=1, inject_epochs=5,
+             extra=("--localization",))
     shutil.copytree(one / "injected", same / "injected")
     launched(f"ranks-full-{how}", same, "oraclegrad", "torchrun")
     # killed (every process) at its first checkpoint, then launched again: it resumes
@@ -246,6 +251,7 @@ def test_a_launched_run_gives_the_one_process_results(sweeps, tmp_path, sharded)
         assert b["loss"] == pytest.approx(a["loss"], rel=1e-4), (a, b)
     assert sweeps.injection(tmp_path / "two")["kind"] == "masked"
     assert len(sweeps.injection(tmp_path / "two")["loss_log"]) == 5
+    assert len(list((tmp_path / "two" / "injected").glob("*/injection.json"))) == 2   # and the control's
     # unlearning in 2 processes from the same injected model: the same per-edge results
     for run_id in ("ranks-full", "ranks-lora"):
         expected, got = sweeps.swept(one, run_id), sweeps.swept(same, f"{run_id}-{how}")
