@@ -22,6 +22,7 @@ from audit.experiment.workers import Workers, embedded_elsewhere, start, stop
 from cli.main import cli
 from extract.pistol.generate import generate_pistol, write_dataset
 from graphstore.errors import ConfigError, StoreError
+from graphstore.store import GraphStore
 from graphstore.settings import ConnectionSettings
 
 from conftest import store_checksum
@@ -86,7 +87,17 @@ def test_two_workers_give_the_results_of_one_process(store, store_args, settings
     assert set(_ray_processes()) <= before
 
 
-def test_a_killed_worker_has_its_cell_retried_and_resumed(store, settings, tmp_path):
+def test_a_killed_worker_has_its_cell_retried_and_resumed(store_dir, tmp_path):
+    """Once, on the embedded store: Ray's retry and the run lifecycle's resume do not depend on
+    the engine (a killed run resumes on both: tests/audit/run/test_run.py; every worker writes
+    to either engine: the test above)."""
+    settings = ConnectionSettings.resolve(store_dir=store_dir, environ={})
+    with GraphStore.open(settings) as store:
+        store.write("MATCH (n) DETACH DELETE n")
+        _kill_one_worker_of(store, settings, tmp_path)
+
+
+def _kill_one_worker_of(store, settings, tmp_path) -> None:
     killed: list[int] = []
 
     def kill_one_worker_mid_cell():
