@@ -96,6 +96,8 @@ class Masks:
     kind: Kind
     seed: int
     skip_layers: tuple[int, ...] = field(default=())
+    # a sharded run's: each weight's ids cut as its gradient's shard is (``_ids_like``), once
+    shards: dict[str, torch.Tensor] = field(default_factory=dict, init=False, repr=False)
 
     def mask(self, name: str, group: int | set[int]) -> torch.Tensor:
         """The boolean mask of ``group`` (or of the union of a set of groups) on ``name``."""
@@ -293,15 +295,20 @@ def _check_others(others: str) -> None:
                         "or 'zero'")
 
 
-def _like(mask: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
-    """``mask`` as ``grad`` holds it: a sharded run's gradient (a DTensor, audit.models.sharded)
-    holds its rank's shard, so the mask is cut the same way (every rank has it whole: no
-    communication)."""
+def _ids_like(masks: Masks, name: str, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``name``'s group ids and the gradient to mask, as ``grad`` holds them: a sharded run's
+    gradient (a DTensor, audit.models.sharded) holds its rank's shard, so the ids are cut the
+    same way, once per weight (every rank has them whole: no communication), and the shard is
+    masked in place."""
     from torch.distributed.tensor import DTensor, distribute_tensor
 
     if not isinstance(grad, DTensor):
-        return mask
-    return distribute_tensor(mask, grad.device_mesh, grad.placements, src_data_rank=None)
+        return masks.group_of[name].to(grad.device), grad
+    local = masks.shards.get(name)
+    if local is None:
+        local = masks.shards[name] = distribute_tensor(masks.group_of[name].to(grad.device), grad.device_mesh,
+                                                       grad.placements, src_data_rank=None).to_local()
+    return local, grad.to_local()
 
 
 def restrict_gradients(model: torch.nn.Module, masks: Masks, group: Groups,
@@ -330,8 +337,8 @@ def restrict_gradients(model: torch.nn.Module, masks: Masks, group: Groups,
                 continue
             if name in masks.group_of:
                 if wanted is not None:
-                    keep = _in_groups(masks.group_of[name].to(param.grad.device), wanted)
-                    param.grad.masked_fill_(~_like(keep, param.grad), 0)
+                    ids, grad = _ids_like(masks, name, param.grad)
+                    grad.masked_fill_(~_in_groups(ids, wanted), 0)
             elif others == "zero":
                 param.grad.zero_()
 

@@ -40,7 +40,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from audit.models.sharded import requested as sharding_requested, settings as sharding_settings
+from audit.models.sharded import forget_meshes, requested as sharding_requested, settings as sharding_settings
 from audit.models.encoding import IGNORE
 from audit.models.load import launched, set_cpu_threads
 from graphstore.errors import ConfigError
@@ -305,6 +305,7 @@ def wait_seconds() -> int:
 def close() -> None:
     """Leave the process group (at the end of a launched command)."""
     global _current
+    forget_meshes()
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
     _current = None

@@ -37,6 +37,7 @@ import torch.distributed as dist
 from graphstore.errors import ConfigError
 
 _TRUE = ("1", "true", "yes")
+_meshes: dict[str, Any] = {}   # the ranks' device mesh, by device type (built on first use)
 
 
 def requested() -> bool:
@@ -75,6 +76,11 @@ def settings() -> dict[str, Any]:
     if wrap:
         out["wrap"] = {name.strip() for name in wrap.split(",") if name.strip()}
     return out
+
+
+def forget_meshes() -> None:
+    """Drop the cached device meshes (their process group is being destroyed)."""
+    _meshes.clear()
 
 
 def meta_copy(model: torch.nn.Module) -> torch.nn.Module:
@@ -129,7 +135,9 @@ class Sharded:
         for i, name, *_, trained in driver:
             parts[i].get_parameter(name).requires_grad_(trained)
         options = settings()
-        mesh = init_device_mesh(self.device.type, (ranks.world,))
+        mesh = _meshes.get(self.device.type)
+        if mesh is None:   # one per run of a process, not one per model: each may hold communicators
+            mesh = _meshes[self.device.type] = init_device_mesh(self.device.type, (ranks.world,))
         for part in _parts(skeleton):
             wrap = options["wrap"] or _decoder_layers(part)
             for sub in part.modules():
