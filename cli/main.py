@@ -128,19 +128,41 @@ def launched_main() -> None:
         if os.environ.get("RANK", "0") == "0":   # one line, not one per process
             click.echo(error_line(str(e)), err=True)
         sys.exit(1)
+    code: int | str | None = 0
     try:
-        if here.driver:
-            cli(prog_name="audit")
-        else:
-            set_quiet(True)
-            try:
-                here.follow()
-            except AuditError as e:   # e.g. the injected model not on this machine's file system
-                click.echo(error_line(f"rank {here.rank}: {e}"), err=True)
-                sys.exit(1)
-    finally:
-        here.release()
-        R.close()
+        try:
+            if here.driver:
+                cli(prog_name="audit")
+            else:
+                set_quiet(True)
+                try:
+                    here.follow()
+                except AuditError as e:   # e.g. the injected model not on this machine's file system
+                    click.echo(error_line(f"rank {here.rank}: {e}"), err=True)
+                    sys.exit(1)
+        finally:
+            here.release()
+            R.close()
+    except SystemExit as e:
+        code = e.code
+    except BaseException:   # noqa: BLE001 (said as Python would, then the exit below)
+        traceback.print_exc()
+        code = 1
+    _leave(code)
+
+
+def _leave(code: int | str | None) -> None:
+    """End a launched process without the interpreter's finalization: gloo's worker threads can
+    abort a process there ("terminate called without an active exception", pytorch#179291) after
+    its work is done, and the launcher then stops the other ranks and reports the run failed."""
+    import logging
+
+    if isinstance(code, str):
+        click.echo(code, err=True)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 if __name__ == "__main__":
