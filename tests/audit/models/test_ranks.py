@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -52,17 +53,29 @@ def folder(tmp_path_factory) -> Path:
 
 def launcher_command(command: list[str], launcher: str = "torchrun", sharded: bool = False) -> list[str]:
     """``command`` (a script, or ``-m module ...``) started in 2 processes by ``launcher``;
-    ``sharded``: accelerate's FSDP (torchrun's is ``AUDIT_FSDP=1`` in the environment)."""
-    start = ([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"] if launcher == "torchrun" else
+    ``sharded``: accelerate's FSDP (torchrun's is ``AUDIT_FSDP=1`` in the environment). On a
+    free port: the launchers' default (29500) is every job's on a shared machine, and two runs
+    of this file at once would join each other's processes."""
+    port = free_port()
+    start = ([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
+             if launcher == "torchrun" else
              [sys.executable, "-m", "accelerate.commands.launch", "--use_fsdp" if sharded else "--multi_gpu",
-              "--num_processes", "2", "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"])
+              "--num_processes", "2", "--num_machines", "1", "--main_process_port", str(port),
+              "--mixed_precision", "no", "--dynamo_backend", "no"])
     return [*start, *command]
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def launch_env(**env) -> dict[str, str]:
-    """One torch thread a process, no progress lines."""
+    """One torch thread a process, no progress lines; a process that crashes says where
+    (Python's fault handler)."""
     return {**os.environ, "PYTHONPATH": str(ROOT), "AUDIT_THREADS": "1", "OMP_NUM_THREADS": "1", "AUDIT_QUIET": "1",
-            **env}
+            "PYTHONFAULTHANDLER": "1", **env}
 
 
 def launch(command: list[str], cwd: Path, launcher: str = "torchrun", sharded: bool = False,
@@ -72,6 +85,12 @@ def launch(command: list[str], cwd: Path, launcher: str = "torchrun", sharded: b
         env["AUDIT_FSDP"] = "1"
     return subprocess.run(launcher_command(command, launcher, sharded), cwd=cwd, env=launch_env(**env),
                           capture_output=True, text=True, timeout=600)
+
+
+def told(done: subprocess.CompletedProcess) -> str:
+    """What a failed launch said: the start of its errors (a crashed process's stacks) and the end."""
+    errors = done.stderr
+    return errors if len(errors) <= 8000 else f"{errors[:5000]}\n[...]\n{errors[-3000:]}"
 
 
 # -- the arithmetic, in this process -------------------------------------------------------------
@@ -150,7 +169,7 @@ def test_every_method_loss_and_gradient_over_the_shares_add_up_to_the_whole_batc
 @pytest.mark.parametrize("sharded", [False, True], ids=["data-parallel", "sharded"])
 def test_two_processes_sum_to_the_one_process_gradient_of_every_method(folder, tmp_path, sharded):
     done = launch([str(GRADIENTS_SCRIPT), str(folder)], tmp_path, sharded=sharded)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, told(done)
     cases = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     missing = [case for case in cases if case.get("check") == "missing"]
     assert missing == ([] if sharded else [{"check": "missing", "unused": True, "one_sided": [2.0, 3.0]}])
@@ -219,7 +238,7 @@ def test_a_launched_run_gives_the_one_process_results(sweeps, tmp_path, sharded)
 
     def launched(run_id: str, cache: Path, method: str, launcher: str, **lengths) -> None:
         done = launch(sweeps.run(run_id, cache, method, **lengths), ROOT, launcher=launcher, sharded=sharded)
-        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.returncode == 0, told(done)
 
     # its injection's first 5 epochs are compared (a constant rate after the warm-up: the same 5 epochs as in 20);
     # with the localization's unmasked control, whose injection the followers are led into between two edges
