@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import traceback
@@ -155,8 +156,6 @@ def _leave(code: int | str | None) -> None:
     """End a launched process without the interpreter's finalization: gloo's worker threads can
     abort a process there ("terminate called without an active exception", pytorch#179291) after
     its work is done, and the launcher then stops the other ranks and reports the run failed."""
-    import logging
-
     if isinstance(code, str):
         click.echo(code, err=True)
     logging.shutdown()

@@ -126,10 +126,12 @@ class Sharded:
         from torch.distributed.fsdp import fully_shard
 
         self.ranks, self.module, self.device = ranks, skeleton, torch.device(device)
-        driver = ranks.share(_signature(skeleton))
-        if [s[:4] for s in _signature(skeleton)] != [s[:4] for s in driver]:   # a collective on different
-            raise RuntimeError(f"rank {ranks.rank}: the model built here is not the driver's "   # modules hangs
-                               f"({_first_difference(_signature(skeleton), driver)})")
+        here = _signature(skeleton)
+        driver = ranks.share(here)
+        # a collective over different modules would hang, not fail: compare names, shapes, dtypes
+        if [s[:4] for s in here] != [s[:4] for s in driver]:
+            raise RuntimeError(f"rank {ranks.rank}: the model built here is not the driver's "
+                               f"({_first_difference(here, driver)})")
         # what the driver trains (frozen outside a masked injection's masks, say) is trained here
         parts = _parts(skeleton)
         for i, name, *_, trained in driver:
@@ -138,21 +140,21 @@ class Sharded:
         mesh = _meshes.get(self.device.type)
         if mesh is None:   # one per run of a process, not one per model: each may hold communicators
             mesh = _meshes[self.device.type] = init_device_mesh(self.device.type, (ranks.world,))
-        for part in _parts(skeleton):
+        for part in parts:
             wrap = options["wrap"] or _decoder_layers(part)
             for sub in part.modules():
                 if type(sub).__name__ in wrap:
                     fully_shard(sub, mesh=mesh, reshard_after_forward=options["reshard_after_forward"])
             fully_shard(part, mesh=mesh, reshard_after_forward=options["reshard_after_forward"])
             part.to_empty(device=self.device)
+        sources = _parts(source) if source is not None else [None] * len(parts)
         with torch.no_grad():
-            for i, part in enumerate(_parts(skeleton)):
-                theirs = _parts(source)[i] if source is not None else None
+            for part, theirs in zip(parts, sources):
                 self._scatter(part.named_parameters(), dict(theirs.named_parameters()) if theirs is not None else None)
-                mine = dict(theirs.named_buffers()) if theirs is not None else {}
+                buffers = dict(theirs.named_buffers()) if theirs is not None else {}
                 for name, buffer in part.named_buffers():   # not sharded: every rank has them whole
                     if ranks.driver:
-                        buffer.copy_(mine[name])
+                        buffer.copy_(buffers[name])
                     dist.broadcast(buffer, src=0)
 
     def trained(self) -> dict[str, torch.nn.Parameter]:

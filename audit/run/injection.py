@@ -215,13 +215,15 @@ def _train(model_spec: str, graph: str, edges: dict[str, Edge], config: Injectio
         hardware = dataclasses.replace(hardware, dtype=torch.float32)   # Adam's eps underflows (NaN)
     tokenizer = load_tokenizer(model_path)
     # a sharded run's follower holds no whole model: its modules only, which become its shards
-    model = load_model(model_path, hardware, meta=ranks.sharded and not ranks.driver)
+    modules_only = ranks.sharded and not ranks.driver
+    model = load_model(model_path, hardware, meta=modules_only)
     masks = None
-    if groups is not None and not (ranks.sharded and not ranks.driver):
+    if groups is not None and not modules_only:
         masks = masked.prepare(model, groups, config.mask_share, config.mask_kind, config.seed,
                                out if ranks.driver else None)
     if groups is not None and ranks.sharded:   # the driver's masks (a follower's weights are not there to draw on)
-        masks = ranks.share(masks.to("cpu") if masks is not None else None).to(local_device(hardware.device))
+        shared = ranks.share(masks.to("cpu") if masks is not None else None)
+        masks = masks if ranks.driver else shared.to(local_device(hardware.device))
     if not full_training:
         from peft import LoraConfig, get_peft_model
 

@@ -308,10 +308,11 @@ class Unlearner:
     def _save_checkpoint(self, path: Path, epoch: int, optimizer, schedule, done: dict) -> None:
         """The driver saves; in a sharded run every rank first gathers its shards of the trained
         weights (into the driver's model) and of the optimizer state."""
-        optimizer_state = optimizer.state_dict()
         if self._sharded is not None:
             self._sharded.gather_trained(self.model if self.ranks.driver else None)
             optimizer_state = self._sharded.optimizer_state(optimizer)
+        elif self.ranks.driver:
+            optimizer_state = optimizer.state_dict()
         if not self.ranks.driver:
             return
         tmp = path.with_name(path.name + ".tmp")
